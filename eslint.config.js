@@ -1,0 +1,129 @@
+// @ts-check
+import js from '@eslint/js'
+import svelte from 'eslint-plugin-svelte'
+import globals from 'globals'
+import tseslint from 'typescript-eslint'
+
+/** Layers of src-main, highest first: a layer may import only from layers listed after it. */
+const layers = ['ipc', 'services', 'sync', 'store', 'api', 'secrets', 'chem']
+
+/** @param {string} layer */
+const importsAbove = (layer) =>
+  layers.slice(0, layers.indexOf(layer)).flatMap((above) => [`../${above}/**`, `../../${above}/**`])
+
+const rawIpc = {
+  name: 'electron',
+  importNames: ['ipcMain', 'ipcRenderer'],
+  message: 'Use the typed contract: src-main/electron/ipc-host.ts (main) or the preload bridge.',
+}
+
+export default tseslint.config(
+  {
+    ignores: ['node_modules/', 'out/', 'dist/', 'test-artifacts/', 'bench-results/'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...svelte.configs['flat/recommended'],
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': ['error', { paths: [rawIpc] }],
+    },
+  },
+  {
+    files: ['src-main/electron/ipc-host.ts', 'src-main/preload/index.ts', '**/*.test.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  ...layers.map((layer) => ({
+    files: [`src-main/${layer}/**/*.ts`],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [rawIpc],
+          patterns: [
+            {
+              group: [
+                ...importsAbove(layer),
+                '**/electron/**',
+                '**/cli/**',
+                '**/web/**',
+                '**/src-sim/**',
+              ],
+              message: `src-main/${layer} may import only from layers below it (see ARCHITECTURE.md).`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    files: ['src-main/services/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [rawIpc],
+          patterns: [
+            {
+              group: ['../ipc/**', '**/electron/**', '**/cli/**', '**/web/**'],
+              message: 'services sit below the hosts and the contract.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src-sim/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/src-main/**'], message: 'The simulator shares no code with the client.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src-renderer/**/*.ts', 'src-renderer/**/*.svelte', 'src-main/web/harness-client.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/src-main/**'],
+              allowTypeImports: true,
+              message: 'The renderer may import only types from main.',
+            },
+            {
+              group: ['node:*', 'electron'],
+              message: 'The renderer has no Node or Electron access.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        extraFileExtensions: ['.svelte'],
+        parser: tseslint.parser,
+      },
+    },
+  },
+)

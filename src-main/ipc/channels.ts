@@ -1,0 +1,16 @@
+/**
+ * The names of every request and event that crosses from main to a window. Plain data with no
+ * dependencies, so that the sandboxed preload can check names without bundling the schemas.
+ */
+export const requestChannels = ['app.info', 'app.status', 'connections.list'] as const
+
+export type RequestChannel = (typeof requestChannels)[number]
+
+export { appEventNames as eventChannels } from '../shared/events.ts'
+
+/** Prefix of the Electron IPC channel names, so that foreign channels are easy to refuse. */
+export const ipcPrefix = 'vault-desk:'
+
+export function isRequestChannel(value: unknown): value is RequestChannel {
+  return typeof value === 'string' && (requestChannels as readonly string[]).includes(value)
+}

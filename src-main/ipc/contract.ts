@@ -1,0 +1,55 @@
+/**
+ * The one contract between the UI and main: for every request channel the run-time schema of its
+ * argument and the type of its result, and for every event its payload. Each host (Electron IPC,
+ * browser harness) answers it through the same dispatcher; the renderer imports its types only.
+ */
+import { z } from 'zod'
+import type { AppInfo } from '../shared/app-info.ts'
+import type { AppStatus } from '../shared/app-status.ts'
+import type { ConnectionSummary } from '../shared/connection.ts'
+import type { AppEventName, AppEvents } from '../shared/events.ts'
+import type { Result } from '../shared/result.ts'
+import type { RequestChannel } from './channels.ts'
+
+const noArgs = z.object({}).strict()
+
+export const requestSchemas = {
+  'app.info': noArgs,
+  'app.status': noArgs,
+  'connections.list': noArgs,
+} satisfies Record<RequestChannel, z.ZodType>
+
+export interface RequestResults {
+  'app.info': AppInfo
+  'app.status': AppStatus
+  'connections.list': ConnectionSummary[]
+}
+
+/** Fails to compile when the results and the channel list disagree. */
+export type EveryResultTyped = AssertNever<
+  Exclude<RequestChannel, keyof RequestResults> | Exclude<keyof RequestResults, RequestChannel>
+>
+type AssertNever<T extends never> = T
+
+/** What a caller passes (defaults may be omitted). */
+export type RequestArgs<C extends RequestChannel> = z.input<(typeof requestSchemas)[C]>
+/** What a handler receives after validation. */
+export type ValidatedArgs<C extends RequestChannel> = z.output<(typeof requestSchemas)[C]>
+export type RequestResult<C extends RequestChannel> = RequestResults[C]
+export type EventPayload<E extends AppEventName> = AppEvents[E]
+
+/** `window.vaultDesk`: the only thing the preload (or the browser harness) gives a page. */
+export interface VaultDeskBridge {
+  invoke<C extends RequestChannel>(
+    channel: C,
+    args: RequestArgs<C>,
+  ): Promise<Result<RequestResult<C>>>
+  on<E extends AppEventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void
+  /** The local path of a dropped file (Electron only; `null` where the host has no paths). */
+  pathForFile(file: File): string | null
+}
+
+export type { RequestChannel } from './channels.ts'
+export type { AppEventName } from '../shared/events.ts'
+export type { Result } from '../shared/result.ts'
+export type { ErrorValue, ErrorCode } from '../shared/app-error.ts'

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { AppError } from '../shared/app-error.ts'
+import { initialAppStatus } from '../shared/app-status.ts'
+import { silentLogger } from '../shared/logger.ts'
+import { createDispatcher, type RequestHandlers } from './dispatcher.ts'
+
+function handlers(overrides: Partial<RequestHandlers> = {}): RequestHandlers {
+  return {
+    'app.info': () => ({
+      name: 'Vault Desk',
+      version: '0.0.0',
+      host: 'cli',
+      platform: 'linux',
+      dataDir: '/tmp/x',
+      logFile: '/tmp/x/logs/vault-desk.log',
+    }),
+    'app.status': () => initialAppStatus,
+    'connections.list': () => [],
+    ...overrides,
+  }
+}
+
+describe('createDispatcher', () => {
+  it('answers a known channel with an ok value', async () => {
+    const dispatch = createDispatcher(handlers(), silentLogger)
+    expect(await dispatch('app.status', {})).toEqual({ ok: true, value: initialAppStatus })
+  })
+
+  it('refuses an unknown channel as a value, naming it', async () => {
+    const dispatch = createDispatcher(handlers(), silentLogger)
+    expect(await dispatch('fs.readFile', {})).toEqual({
+      ok: false,
+      error: { code: 'unknown_channel', message: 'Unknown request channel: fs.readFile' },
+    })
+  })
+
+  it('refuses arguments the schema does not allow, naming the member', async () => {
+    const dispatch = createDispatcher(handlers(), silentLogger)
+    const result = await dispatch('app.info', { unexpected: 1 })
+    expect(result.ok).toBe(false)
+    if (!result.ok) {
+      expect(result.error.code).toBe('invalid_argument')
+      expect(result.error.message).toContain('app.info')
+      expect(result.error.message).toContain('unexpected')
+    }
+  })
+
+  it('turns thrown errors into values and keeps AppError codes', async () => {
+    const dispatch = createDispatcher(
+      handlers({
+        'connections.list': () => {
+          throw new AppError('storage', 'disk is full')
+        },
+        'app.status': () => {
+          throw new TypeError('boom')
+        },
+      }),
+      silentLogger,
+    )
+    expect(await dispatch('connections.list', {})).toEqual({
+      ok: false,
+      error: { code: 'storage', message: 'disk is full' },
+    })
+    expect(await dispatch('app.status', {})).toEqual({
+      ok: false,
+      error: { code: 'internal', message: 'boom' },
+    })
+  })
+})

@@ -1,0 +1,35 @@
+const secretKeyPattern = /token|secret|password|passphrase|authorization|cookie|api[-_]?key/i
+const redacted = '[redacted]'
+
+/**
+ * Removes secrets from anything about to be logged or reported: values under secret-looking keys,
+ * and every occurrence of a secret registered here (tokens are registered when they are read).
+ */
+export class Redactor {
+  readonly #secrets = new Set<string>()
+
+  add(secret: string): void {
+    if (secret.length >= 4) this.#secrets.add(secret)
+  }
+
+  redact(value: unknown, depth = 0): unknown {
+    if (typeof value === 'string') return this.redactText(value)
+    if (value === null || typeof value !== 'object') return value
+    if (depth > 8) return '[too deep]'
+    if (value instanceof Error) {
+      return { name: value.name, message: this.redactText(value.message) }
+    }
+    if (Array.isArray(value)) return value.map((item) => this.redact(item, depth + 1))
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = secretKeyPattern.test(key) ? redacted : this.redact(item, depth + 1)
+    }
+    return out
+  }
+
+  redactText(text: string): string {
+    let out = text
+    for (const secret of this.#secrets) out = out.split(secret).join(redacted)
+    return out
+  }
+}

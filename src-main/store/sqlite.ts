@@ -1,0 +1,36 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { AppError } from '../shared/app-error.ts'
+import { migrate, type Migration } from './migrations.ts'
+
+/** Opens a database file with the settings every Vault Desk database uses, then migrates it. */
+export function openDatabase(
+  file: string,
+  migrations: readonly Migration[],
+  name: string,
+): Database.Database {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  let db: Database.Database
+  try {
+    db = new Database(file)
+  } catch (error) {
+    throw new AppError('storage', `Cannot open ${name} at ${file}: ${(error as Error).message}`, {
+      cause: error,
+    })
+  }
+  try {
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.pragma('foreign_keys = ON')
+    db.pragma('busy_timeout = 5000')
+    migrate(db, migrations, name)
+    return db
+  } catch (error) {
+    db.close()
+    if (error instanceof AppError) throw error
+    throw new AppError('storage', `${name} at ${file} is unusable: ${(error as Error).message}`, {
+      cause: error,
+    })
+  }
+}
