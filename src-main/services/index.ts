@@ -4,6 +4,8 @@
  */
 import path from 'node:path'
 import type Database from 'better-sqlite3'
+import fs from 'node:fs'
+import { AppError } from '../shared/app-error.ts'
 import type { AppInfo } from '../shared/app-info.ts'
 import { EventBus } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
@@ -32,6 +34,7 @@ export interface ServiceOptions extends ConfigSources {
 
 export function createServices(options: ServiceOptions): Services {
   const config = resolveConfig(options)
+  prepareDataDir(config)
   const redactor = new Redactor()
   const logFile = path.join(config.logDir, 'vault-desk.log')
   const fileLogger = new FileLogger({
@@ -41,14 +44,13 @@ export function createServices(options: ServiceOptions): Services {
   })
   const log = fileLogger.logger({ host: config.host })
   const events = new EventBus((error) => log.error('event listener failed', { error }))
-  let appDb: Database.Database | undefined
+  let db: Database.Database
   try {
-    appDb = openAppDatabase(path.join(config.dataDir, 'app.db'))
+    db = openAppDatabase(path.join(config.dataDir, 'app.db'))
   } catch (error) {
     log.error('cannot open the app database', { error })
     throw error
   }
-  const db = appDb
   log.info('services started', { version: config.appVersion, dataDir: config.dataDir })
 
   return {
@@ -70,5 +72,19 @@ export function createServices(options: ServiceOptions): Services {
       db.close()
       log.info('services stopped')
     },
+  }
+}
+
+function prepareDataDir(config: Config): void {
+  try {
+    fs.mkdirSync(config.logDir, { recursive: true })
+    fs.accessSync(config.dataDir, fs.constants.W_OK)
+  } catch (error) {
+    throw new AppError(
+      'storage',
+      `Cannot use ${config.dataDir} as the data directory: ${(error as Error).message}. ` +
+        'Choose another with VAULT_DESK_DATA_DIR or --data-dir.',
+      { cause: error },
+    )
   }
 }

@@ -1,0 +1,29 @@
+import type { parseArgs, ParseArgsConfig } from 'node:util'
+import type { Services } from '../services/index.ts'
+import type { CliIo } from './cli-io.ts'
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>
+
+export interface CommandContext {
+  /** Options after parsing, global ones included. */
+  values: ReturnType<typeof parseArgs>['values']
+  positionals: string[]
+  json: boolean
+  io: CliIo
+  /** Built on first use, so that `--help` never touches the data directory. */
+  services: () => Services
+}
+
+/** What a command yields: printed as JSON with --json, else as text by `human`. */
+export interface CommandOutput<T = unknown> {
+  document: T
+  human: (document: T) => string
+}
+
+export interface Command {
+  name: string
+  summary: string
+  usage: string
+  options: OptionSpec
+  run(context: CommandContext): Promise<CommandOutput>
+}

@@ -1,0 +1,132 @@
+/**
+ * The `vault-desk` command-line host: parses arguments, builds the services on demand, prints one
+ * JSON document on stdout with --json (human progress always goes to stderr), and exits with a
+ * documented code.
+ */
+import { parseArgs } from 'node:util'
+import packageJson from '../../package.json' with { type: 'json' }
+import { toErrorValue } from '../shared/app-error.ts'
+import { createServices, type Services } from '../services/index.ts'
+import type { CliIo } from './cli-io.ts'
+import type { Command, OptionSpec } from './command.ts'
+import { commands } from './commands/index.ts'
+import { exitCodeFor, exitCodes, type ExitCode } from './exit-codes.ts'
+
+const globalOptions: OptionSpec = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+  json: { type: 'boolean' },
+  'data-dir': { type: 'string' },
+}
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  const commandName = findCommandName(argv)
+  const command = commands.find((candidate) => candidate.name === commandName)
+
+  if (commandName !== undefined && !command) {
+    io.stderr(`vault-desk: unknown command '${commandName}'. Run 'vault-desk --help'.\n`)
+    return exitCodes.usage
+  }
+
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { ...globalOptions, ...command?.options },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    io.stderr(`vault-desk: ${(error as Error).message}\n${usageLine(command)}`)
+    return exitCodes.usage
+  }
+  const { values } = parsed
+  const json = values.json === true
+
+  if (values.version) {
+    io.stdout(
+      json ? `${JSON.stringify({ version: packageJson.version })}\n` : `${packageJson.version}\n`,
+    )
+    return exitCodes.ok
+  }
+  if (values.help || !command) {
+    const text = command ? commandHelp(command) : generalHelp()
+    if (!command && !values.help) {
+      io.stderr(text)
+      return exitCodes.usage
+    }
+    io.stdout(text)
+    return exitCodes.ok
+  }
+
+  let services: Services | undefined
+  try {
+    const output = await command.run({
+      values,
+      positionals: parsed.positionals.slice(1),
+      json,
+      io,
+      services: () =>
+        (services ??= createServices({
+          host: 'cli',
+          env: io.env,
+          ...(typeof values['data-dir'] === 'string' ? { dataDir: values['data-dir'] } : {}),
+        })),
+    })
+    io.stdout(
+      json ? `${JSON.stringify(output.document, null, 2)}\n` : output.human(output.document),
+    )
+    return exitCodes.ok
+  } catch (error) {
+    const value = toErrorValue(error)
+    io.stderr(`vault-desk ${command.name}: ${value.message}\n`)
+    if (json) io.stdout(`${JSON.stringify({ error: value }, null, 2)}\n`)
+    return exitCodeFor(value.code)
+  } finally {
+    await services?.close()
+  }
+}
+
+/** The first positional argument, skipping the values of global options that take one. */
+function findCommandName(argv: readonly string[]): string | undefined {
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!
+    if (arg === '--') return argv[index + 1]
+    if (!arg.startsWith('-')) return arg
+    const option = globalOptions[arg.replace(/^--?/, '')]
+    if (option?.type === 'string' && !arg.includes('=')) index++
+  }
+  return undefined
+}
+
+function usageLine(command: Command | undefined): string {
+  return command ? `usage: ${command.usage}\n` : `Run 'vault-desk --help'.\n`
+}
+
+function commandHelp(command: Command): string {
+  return `${command.summary}\n\nusage: ${command.usage}\n\n${globalHelp}`
+}
+
+const globalHelp = `Options for every command:
+  --json            print one JSON document on stdout (progress still goes to stderr)
+  --data-dir DIR    the data directory (default: VAULT_DESK_DATA_DIR, else the OS convention)
+  -h, --help        show help
+  -V, --version     show the version
+
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 offline or unreachable, 4 authentication.
+`
+
+function generalHelp(): string {
+  const width = Math.max(...commands.map((command) => command.name.length))
+  const list = commands
+    .map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`)
+    .join('\n')
+  return `Vault Desk ${packageJson.version}: your vault data, offline.
+
+usage: vault-desk <command> [options]
+
+Commands:
+${list}
+
+${globalHelp}`
+}
