@@ -1,14 +1,3 @@
-import { app, BrowserWindow } from 'electron'
-import path from 'node:path'
+import { startElectronApp } from './app.ts'
 
-app.whenReady().then(() => {
-  const window = new BrowserWindow({
-    webPreferences: {
-      preload: path.join(import.meta.dirname, '../preload/index.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-    },
-  })
-  void window.loadFile(path.join(import.meta.dirname, '../renderer/index.html'))
-})
+void startElectronApp({ bundleDir: import.meta.dirname })

@@ -7,14 +7,24 @@ import { eventChannels, ipcPrefix, isRequestChannel } from '../ipc/channels.ts'
 import type { VaultDeskBridge } from '../ipc/contract.ts'
 
 const bridge: VaultDeskBridge = {
-  invoke(channel, args) {
+  async invoke(channel, args) {
     if (!isRequestChannel(channel)) {
-      return Promise.resolve({
+      return {
         ok: false,
         error: { code: 'unknown_channel', message: `Unknown request channel: ${String(channel)}` },
-      })
+      }
     }
-    return ipcRenderer.invoke(ipcPrefix + channel, args)
+    try {
+      return await ipcRenderer.invoke(ipcPrefix + channel, args)
+    } catch (error) {
+      // Main answers errors as values; a rejection means the request never got there, most often
+      // an argument that cannot be cloned (a Svelte state proxy: pass $state.snapshot(...)).
+      const reason = error instanceof Error ? error.message : String(error)
+      return {
+        ok: false,
+        error: { code: 'internal', message: `Cannot send ${channel}: ${reason}` },
+      }
+    }
   },
   on(event, listener) {
     if (!(eventChannels as readonly string[]).includes(event)) {
