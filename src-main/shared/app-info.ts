@@ -4,7 +4,8 @@ export interface AppInfo {
   name: string
   version: string
   host: HostKind
-  platform: NodeJS.Platform
+  /** `process.platform` of the main process (a plain string, the renderer has no Node types). */
+  platform: string
   dataDir: string
   logFile: string
 }

@@ -1,0 +1,309 @@
+import fs from 'node:fs'
+import http from 'node:http'
+import os from 'node:os'
+import path from 'node:path'
+import vm from 'node:vm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { createDispatcher } from '../ipc/dispatcher.ts'
+import { createHandlers } from '../ipc/handlers.ts'
+import { createServices, type Services } from '../services/index.ts'
+import { startHarness, type Harness } from './harness.ts'
+
+interface RawResponse {
+  status: number
+  headers: http.IncomingHttpHeaders
+  body: string
+}
+
+let workDir: string
+let services: Services
+let harness: Harness
+let hostHeader: string
+
+/** A request sent byte for byte as given: no URL normalisation, any Host header. */
+function rawRequest(
+  rawPath: string,
+  options: { host?: string; method?: string } = {},
+): Promise<RawResponse> {
+  const { port } = new URL(harness.origin)
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: rawPath,
+        method: options.method ?? 'GET',
+        headers: { host: options.host ?? hostHeader },
+      },
+      (response) => {
+        let body = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => (body += chunk))
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        )
+      },
+    )
+    request.on('error', reject)
+    request.end()
+  })
+}
+
+async function pageSecret(): Promise<string> {
+  const page = await rawRequest('/')
+  const secret = /data-secret="([0-9a-f]+)"/.exec(page.body)?.[1]
+  if (!secret) throw new Error(`The page carries no secret:\n${page.body}`)
+  return secret
+}
+
+interface SocketOptions {
+  secret?: string | null
+  origin?: string | null
+  host?: string
+}
+
+/** Opens a bridge socket; resolves with it, or rejects with the HTTP status of the refusal. */
+function openSocket(options: SocketOptions): Promise<WebSocket> {
+  const url = new URL('/bridge', harness.origin.replace('http:', 'ws:'))
+  if (options.secret != null) url.searchParams.set('secret', options.secret)
+  const origin = options.origin === undefined ? harness.origin : options.origin
+  const socket = new WebSocket(url, {
+    ...(origin === null ? {} : { origin }),
+    headers: { host: options.host ?? hostHeader },
+  })
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => resolve(socket))
+    socket.once('unexpected-response', (_request, response) => {
+      reject(new Error(`refused with ${response.statusCode}`))
+      socket.terminate()
+    })
+    socket.once('error', reject)
+  })
+}
+
+function nextMessage(socket: WebSocket): Promise<Record<string, unknown>> {
+  return new Promise((resolve) =>
+    socket.once('message', (data) => resolve(JSON.parse(String(data)) as Record<string, unknown>)),
+  )
+}
+
+function closeOf(socket: WebSocket): Promise<{ code: number; reason: string }> {
+  return new Promise((resolve) =>
+    socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  )
+}
+
+beforeAll(async () => {
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-harness-'))
+  const rendererDir = path.join(workDir, 'renderer')
+  fs.mkdirSync(path.join(rendererDir, 'assets'), { recursive: true })
+  fs.writeFileSync(
+    path.join(rendererDir, 'index.html'),
+    '<!doctype html><html><head><script type="module" src="./assets/app.js"></script></head><body></body></html>',
+  )
+  fs.writeFileSync(path.join(rendererDir, 'assets', 'app.js'), 'console.log("app")\n')
+  fs.writeFileSync(path.join(workDir, 'outside.txt'), 'OUTSIDE-SECRET')
+  fs.symlinkSync(path.join(workDir, 'outside.txt'), path.join(rendererDir, 'assets', 'link.txt'))
+
+  services = createServices({ host: 'web', dataDir: path.join(workDir, 'data') })
+  harness = await startHarness({
+    dispatch: createDispatcher(createHandlers(services), services.log),
+    events: services.events,
+    rendererDir,
+  })
+  hostHeader = new URL(harness.origin).host
+})
+
+afterAll(async () => {
+  await harness?.close()
+  await services?.close()
+  fs.rmSync(workDir, { recursive: true, force: true })
+})
+
+describe('the harness over HTTP', () => {
+  it('listens on loopback only', () => {
+    expect(new URL(harness.url).hostname).toBe('127.0.0.1')
+  })
+
+  it('serves the page with the bridge script in its head and a CSP widened only by its socket', async () => {
+    const page = await rawRequest('/')
+    expect(page.status).toBe(200)
+    expect(page.headers['content-type']).toContain('text/html')
+    expect(page.body).toMatch(
+      /<head>.*<script src="\/vault-desk-harness\.js" data-secret="[0-9a-f]{64}"><\/script>\s*<\/head>/s,
+    )
+    const csp = String(page.headers['content-security-policy'])
+    expect(csp).toContain(`connect-src ws://${hostHeader};`)
+    expect(csp).toContain("script-src 'self';")
+    expect(csp).toContain("style-src 'self';")
+    expect(page.headers['x-content-type-options']).toBe('nosniff')
+  })
+
+  it('uses a new secret on every run', async () => {
+    const other = await startHarness({
+      dispatch: createDispatcher(createHandlers(services), services.log),
+      events: services.events,
+      rendererDir: path.join(workDir, 'renderer'),
+    })
+    try {
+      const otherPage = await fetch(other.url).then((response) => response.text())
+      expect(otherPage).not.toContain(await pageSecret())
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('serves the bridge script as plain JavaScript with the CSP header', async () => {
+    const script = await rawRequest('/vault-desk-harness.js')
+    expect(script.status).toBe(200)
+    expect(script.headers['content-type']).toContain('text/javascript')
+    expect(script.headers['content-security-policy']).toBeDefined()
+    expect(() => new vm.Script(script.body)).not.toThrow()
+    expect(script.body).toContain('window')
+  })
+
+  it('serves files of the renderer', async () => {
+    const asset = await rawRequest('/assets/app.js')
+    expect(asset.status).toBe(200)
+    expect(asset.body).toBe('console.log("app")\n')
+    expect((await rawRequest('/assets/none.js')).status).toBe(404)
+  })
+
+  it.each([
+    ['a foreign name', () => 'evil.example'],
+    ['a foreign name on its port', (port: string) => `evil.example:${port}`],
+    ['localhost instead of its address', (port: string) => `localhost:${port}`],
+  ])('refuses a Host header with %s (DNS rebinding)', async (_what, hostFor) => {
+    const answer = await rawRequest('/', { host: hostFor(new URL(harness.origin).port) })
+    expect(answer.status).toBe(403)
+    expect(answer.body).not.toContain('data-secret')
+  })
+
+  it.each([
+    '/../outside.txt',
+    '/assets/../../outside.txt',
+    '/%2e%2e/outside.txt',
+    '/assets/..%2f..%2foutside.txt',
+    '/assets/link.txt',
+  ])('refuses to leave the renderer folder: %s', async (rawPath) => {
+    const answer = await rawRequest(rawPath)
+    expect(answer.status).toBe(403)
+    expect(answer.body).not.toContain('OUTSIDE-SECRET')
+  })
+
+  it('answers malformed paths and other methods with a clear error', async () => {
+    const malformed = await rawRequest('/%E0%A4%A')
+    expect(malformed.status).toBe(400)
+    expect(malformed.body).toContain('percent-encoding')
+    const post = await rawRequest('/', { method: 'POST' })
+    expect(post.status).toBe(405)
+    expect(post.headers.allow).toBe('GET, HEAD')
+  })
+
+  it('refuses to start without a built renderer, saying how to build it', async () => {
+    await expect(
+      startHarness({
+        dispatch: createDispatcher(createHandlers(services), services.log),
+        events: services.events,
+        rendererDir: path.join(workDir, 'nothing-here'),
+      }),
+    ).rejects.toThrow(/electron-vite build/)
+  })
+})
+
+describe('the harness WebSocket', () => {
+  it('refuses another Origin, no Origin, a wrong or missing secret and a foreign Host', async () => {
+    const secret = await pageSecret()
+    await expect(openSocket({ secret, origin: 'http://evil.example' })).rejects.toThrow('403')
+    await expect(openSocket({ secret, origin: null })).rejects.toThrow('403')
+    await expect(openSocket({ secret: 'f'.repeat(64) })).rejects.toThrow('403')
+    await expect(openSocket({ secret: secret.slice(1) })).rejects.toThrow('403')
+    await expect(openSocket({ secret: null })).rejects.toThrow('403')
+    await expect(openSocket({ secret, host: 'evil.example' })).rejects.toThrow('403')
+  })
+
+  it('round trips requests through the real dispatcher, errors as values', async () => {
+    const socket = await openSocket({ secret: await pageSecret() })
+    try {
+      socket.send(JSON.stringify({ id: 1, channel: 'app.info', args: {} }))
+      const info = await nextMessage(socket)
+      expect(info).toMatchObject({
+        id: 1,
+        result: { ok: true, value: { name: 'Vault Desk', host: 'web' } },
+      })
+
+      socket.send(JSON.stringify({ id: 'two', channel: 'fs.readFile', args: {} }))
+      expect(await nextMessage(socket)).toEqual({
+        id: 'two',
+        result: {
+          ok: false,
+          error: { code: 'unknown_channel', message: 'Unknown request channel: fs.readFile' },
+        },
+      })
+
+      socket.send(JSON.stringify({ id: 3, channel: 'app.status', args: { extra: true } }))
+      expect(await nextMessage(socket)).toMatchObject({
+        id: 3,
+        result: { ok: false, error: { code: 'invalid_argument' } },
+      })
+    } finally {
+      socket.close()
+    }
+  })
+
+  it('pushes events to every connected page', async () => {
+    const secret = await pageSecret()
+    const first = await openSocket({ secret })
+    const second = await openSocket({ secret })
+    try {
+      const received = Promise.all([nextMessage(first), nextMessage(second)])
+      services.status.update({ online: true, outboxPending: 2 })
+      for (const message of await received) {
+        expect(message).toEqual({
+          event: 'status.changed',
+          payload: { online: true, syncing: false, lastSyncAt: null, outboxPending: 2 },
+        })
+      }
+    } finally {
+      first.close()
+      second.close()
+    }
+  })
+
+  it.each([
+    ['text that is not JSON', 'not json', 1007],
+    ['a request without an id', JSON.stringify({ channel: 'app.info', args: {} }), 1008],
+    ['a bare array', JSON.stringify([1, 'app.info']), 1008],
+  ])('closes the socket on %s, saying why', async (_what, message, code) => {
+    const socket = await openSocket({ secret: await pageSecret() })
+    const closed = closeOf(socket)
+    socket.send(message)
+    const { code: closeCode, reason } = await closed
+    expect(closeCode).toBe(code)
+    expect(reason.length).toBeGreaterThan(0)
+  })
+
+  it('closes the socket on an oversized message and keeps serving others', async () => {
+    const secret = await pageSecret()
+    const socket = await openSocket({ secret })
+    const closed = closeOf(socket)
+    socket.send('x'.repeat(16 * 1024 * 1024 + 1))
+    expect((await closed).code).toBe(1009)
+
+    const next = await openSocket({ secret })
+    try {
+      next.send(JSON.stringify({ id: 1, channel: 'app.status', args: {} }))
+      expect(await nextMessage(next)).toMatchObject({ id: 1, result: { ok: true } })
+    } finally {
+      next.close()
+    }
+  })
+
+  it('closes the socket on binary messages', async () => {
+    const socket = await openSocket({ secret: await pageSecret() })
+    const closed = closeOf(socket)
+    socket.send(Buffer.from([1, 2, 3]))
+    expect(await closed).toEqual({ code: 1003, reason: 'Binary messages are not supported.' })
+  })
+})

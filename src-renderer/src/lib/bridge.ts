@@ -1,0 +1,33 @@
+/**
+ * Typed access to `window.vaultDesk`, the one door from the renderer to main. The Electron preload
+ * or the browser harness defines it before the app starts; the renderer never sees raw IPC.
+ */
+import type { VaultDeskBridge } from '../../../src-main/ipc/contract.ts'
+
+declare global {
+  interface Window {
+    vaultDesk?: VaultDeskBridge
+  }
+}
+
+export type {
+  AppEventName,
+  ErrorValue,
+  EventPayload,
+  RequestArgs,
+  RequestChannel,
+  RequestResult,
+  Result,
+  VaultDeskBridge,
+} from '../../../src-main/ipc/contract.ts'
+
+export function hostBridge(): VaultDeskBridge {
+  const bridge = window.vaultDesk
+  if (!bridge) {
+    throw new Error(
+      'Vault Desk was opened without its host: window.vaultDesk is missing. Start it with ' +
+        '`npm start` (Electron) or `npm run preview:web` (browser).',
+    )
+  }
+  return bridge
+}

@@ -1,0 +1,102 @@
+/**
+ * The whole app as a person would run it in a browser: real services on a temporary data folder,
+ * the browser harness serving the built renderer, and Chromium.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { createDispatcher } from '../../../src-main/ipc/dispatcher.ts'
+import { createHandlers } from '../../../src-main/ipc/handlers.ts'
+import { createServices, type Services } from '../../../src-main/services/index.ts'
+import { startHarness, type Harness } from '../../../src-main/web/harness.ts'
+import { launchChromium, watchForProblems } from './chromium.ts'
+
+export const rendererDir = path.resolve(import.meta.dirname, '../../../out/renderer')
+export const artifactsDir = path.resolve(import.meta.dirname, '../../../test-artifacts')
+
+export class AppUnderTest {
+  readonly services: Services
+  readonly harness: Harness
+  readonly browser: Browser
+  readonly dataDir: string
+
+  private constructor(services: Services, harness: Harness, browser: Browser, dataDir: string) {
+    this.services = services
+    this.harness = harness
+    this.browser = browser
+    this.dataDir = dataDir
+  }
+
+  static async start(): Promise<AppUnderTest> {
+    if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
+      throw new Error(`No built renderer in ${rendererDir}: run \`npm run build\` first.`)
+    }
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-e2e-'))
+    const services = createServices({ host: 'web', dataDir })
+    const harness = await startHarness({
+      dispatch: createDispatcher(createHandlers(services), services.log),
+      events: services.events,
+      rendererDir,
+      log: services.log.child({ component: 'harness' }),
+    })
+    const browser = await launchChromium()
+    fs.mkdirSync(artifactsDir, { recursive: true })
+    return new AppUnderTest(services, harness, browser, dataDir)
+  }
+
+  /** A fresh page on `hash`, with its problems (console errors, CSP violations) collected. */
+  async open(
+    hash = '',
+    options: { colorScheme?: 'light' | 'dark' } = {},
+  ): Promise<{ page: Page; context: BrowserContext; problems: () => Promise<string[]> }> {
+    const context = await this.browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      colorScheme: options.colorScheme ?? 'light',
+      reducedMotion: 'reduce',
+    })
+    const page = await context.newPage()
+    const problems = await watchForProblems(page)
+    await page.goto(`${this.harness.url}${hash}`)
+    return { page, context, problems }
+  }
+
+  /**
+   * Saves a connection as the connection service will, and tells the pages. Written straight to
+   * the app database because adding connections is not part of the contract yet.
+   */
+  addConnection(connection: { id: string; name: string; baseUrl: string }): void {
+    this.#withAppDatabase((db) =>
+      db
+        .prepare('INSERT INTO connections (id, name, base_url, created_at) VALUES (?, ?, ?, ?)')
+        .run(connection.id, connection.name, connection.baseUrl, new Date().toISOString()),
+    )
+    this.services.events.emit('connections.changed', { connectionIds: [connection.id] })
+  }
+
+  removeConnection(id: string): void {
+    this.#withAppDatabase((db) => db.prepare('DELETE FROM connections WHERE id = ?').run(id))
+    this.services.events.emit('connections.changed', { connectionIds: [id] })
+  }
+
+  screenshotPath(name: string): string {
+    return path.join(artifactsDir, name)
+  }
+
+  async stop(): Promise<void> {
+    await this.browser.close()
+    await this.harness.close()
+    await this.services.close()
+    fs.rmSync(this.dataDir, { recursive: true, force: true })
+  }
+
+  #withAppDatabase(work: (db: Database.Database) => void): void {
+    const db = new Database(path.join(this.dataDir, 'app.db'))
+    try {
+      work(db)
+    } finally {
+      db.close()
+    }
+  }
+}
