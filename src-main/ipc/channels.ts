@@ -1,8 +1,12 @@
 /**
  * The names of every request and event that crosses from main to a window. Plain data with no
  * dependencies, so that the sandboxed preload can check names without bundling the schemas.
+ * Each domain lists its own channels in `<domain>/channels.ts`.
  */
-export const requestChannels = ['app.info', 'app.status', 'connections.list'] as const
+import { appChannels } from './app/channels.ts'
+import { connectionChannels } from './connections/channels.ts'
+
+export const requestChannels = [...appChannels, ...connectionChannels] as const
 
 export type RequestChannel = (typeof requestChannels)[number]
 

@@ -3,27 +3,20 @@
  * argument and the type of its result, and for every event its payload. Each host (Electron IPC,
  * browser harness) answers it through the same dispatcher; the renderer imports its types only.
  */
-import { z } from 'zod'
-import type { AppInfo } from '../shared/app-info.ts'
-import type { AppStatus } from '../shared/app-status.ts'
-import type { ConnectionSummary } from '../shared/connection.ts'
+import type { z } from 'zod'
 import type { AppEventName, AppEvents } from '../shared/events.ts'
 import type { Result } from '../shared/result.ts'
+import { appSchemas, type AppResults } from './app/contract.ts'
 import type { RequestChannel } from './channels.ts'
+import { connectionSchemas, type ConnectionResults } from './connections/contract.ts'
 
-const noArgs = z.object({}).strict()
-
+/** Each domain's schemas (`<domain>/contract.ts`), merged. */
 export const requestSchemas = {
-  'app.info': noArgs,
-  'app.status': noArgs,
-  'connections.list': noArgs,
+  ...appSchemas,
+  ...connectionSchemas,
 } satisfies Record<RequestChannel, z.ZodType>
 
-export interface RequestResults {
-  'app.info': AppInfo
-  'app.status': AppStatus
-  'connections.list': ConnectionSummary[]
-}
+export interface RequestResults extends AppResults, ConnectionResults {}
 
 /** Fails to compile when the results and the channel list disagree. */
 export type EveryResultTyped = AssertNever<

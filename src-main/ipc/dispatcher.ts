@@ -5,9 +5,11 @@ import { fail, ok, type Result } from '../shared/result.ts'
 import { isRequestChannel, type RequestChannel } from './channels.ts'
 import { requestSchemas, type RequestResult, type ValidatedArgs } from './contract.ts'
 
-export type RequestHandlers = {
-  [C in RequestChannel]: (args: ValidatedArgs<C>) => Promise<RequestResult<C>> | RequestResult<C>
+export type DomainHandlers<C extends RequestChannel> = {
+  [K in C]: (args: ValidatedArgs<K>) => Promise<RequestResult<K>> | RequestResult<K>
 }
+
+export type RequestHandlers = DomainHandlers<RequestChannel>
 
 /** Answers one request from any host: refuses unknown channels, validates, never throws. */
 export type Dispatch = (channel: unknown, args: unknown) => Promise<Result<unknown>>

@@ -1,11 +1,12 @@
 import type { Services } from '../services/index.ts'
+import { appHandlers } from './app/handlers.ts'
+import { connectionHandlers } from './connections/handlers.ts'
 import type { RequestHandlers } from './dispatcher.ts'
 
-/** Maps every channel of the contract to the service that answers it. */
+/** Maps every channel of the contract to the service that answers it, domain by domain. */
 export function createHandlers(services: Services): RequestHandlers {
   return {
-    'app.info': () => services.info(),
-    'app.status': () => services.status.current(),
-    'connections.list': () => services.connections.list(),
+    ...appHandlers(services),
+    ...connectionHandlers(services),
   }
 }

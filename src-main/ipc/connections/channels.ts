@@ -1,0 +1,2 @@
+export const connectionChannels = ['connections.list'] as const
+export type ConnectionChannel = (typeof connectionChannels)[number]
