@@ -1,0 +1,215 @@
+import fs from 'node:fs/promises'
+import { AppError } from '../shared/app-error.ts'
+import type { Logger } from '../shared/logger.ts'
+import { sleep } from './backoff.ts'
+import { ApiError } from './errors.ts'
+import { JsonStreamError, jsonArrayRecords } from './json-array-stream.ts'
+import {
+  exportIdOf,
+  exportStateOf,
+  readExportTicket,
+  type ExportProgress,
+  type ExportsApi,
+} from './resources/exports.ts'
+import { ShapeError, type Parser } from './shape.ts'
+import type { CallOptions, Transport } from './transport.ts'
+
+export interface ExportPolling {
+  /** The wait between two progress checks is drawn between these (spec: 5 to 10 seconds). */
+  minIntervalMs: number
+  maxIntervalMs: number
+}
+
+export const defaultExportPolling: ExportPolling = { minIntervalMs: 5_000, maxIntervalMs: 10_000 }
+
+export interface ExportOptions extends CallOptions {
+  onProgress?: (progress: ExportProgress) => void
+}
+
+/** Starts an export on the server and answers its details (the request carries async=true). */
+export type StartExport = (options: CallOptions) => Promise<unknown>
+
+const cancelTimeoutMs = 10_000
+
+/**
+ * Runs exports to completion: waits for one of the user's 3 export places (queueing locally
+ * rather than being refused), starts the export, polls its progress until it is finished, and
+ * stops at once on any other outcome. Aborting the caller's signal cancels the export on the
+ * server too.
+ */
+export class ExportRunner {
+  readonly #transport: Transport
+  readonly #exports: ExportsApi
+  readonly #polling: ExportPolling
+  readonly #log: Logger
+
+  constructor(transport: Transport, exports: ExportsApi, polling: ExportPolling, log: Logger) {
+    if (!(polling.minIntervalMs >= 0 && polling.maxIntervalMs >= polling.minIntervalMs)) {
+      throw new RangeError('Export polling needs 0 <= minIntervalMs <= maxIntervalMs.')
+    }
+    this.#transport = transport
+    this.#exports = exports
+    this.#polling = polling
+    this.#log = log
+  }
+
+  async run<T>(
+    operation: string,
+    vaultId: number,
+    start: StartExport,
+    parseRecord: Parser<T>,
+    options: ExportOptions = {},
+  ): Promise<FinishedExport<T>> {
+    const { onProgress, ...callOptions } = options
+    const limits = await this.#transport.limits(operation)
+    const place = await limits.exports
+      .acquire(options.priority, options.signal)
+      .catch((error: unknown) => {
+        throw new ApiError({ kind: 'cancelled', operation, message: 'cancelled.', cause: error })
+      })
+    let exportId: number | undefined
+    try {
+      let progress = readExportTicket(operation, await start(callOptions))
+      exportId = exportIdOf(operation, progress)
+      onProgress?.(progress)
+      while (exportStateOf(progress.status) === 'waiting') {
+        await sleep(this.#interval(), options.signal)
+        progress = await this.#exports.progress(vaultId, exportId, callOptions)
+        onProgress?.(progress)
+      }
+      if (exportStateOf(progress.status) === 'failed') {
+        throw new ApiError({
+          kind: 'export_failed',
+          operation,
+          message: `export ${exportId} ended with status ${JSON.stringify(progress.status ?? null)}.`,
+          details: progress,
+        })
+      }
+      return new FinishedExport(this.#exports, operation, vaultId, exportId, progress, parseRecord)
+    } catch (error) {
+      if (options.signal?.aborted) {
+        if (exportId !== undefined) this.#cancelQuietly(operation, vaultId, exportId)
+        if (!(error instanceof ApiError)) {
+          throw new ApiError({ kind: 'cancelled', operation, message: 'cancelled.', cause: error })
+        }
+      }
+      throw error
+    } finally {
+      place.release()
+    }
+  }
+
+  #interval(): number {
+    const { minIntervalMs, maxIntervalMs } = this.#polling
+    return minIntervalMs + Math.random() * (maxIntervalMs - minIntervalMs)
+  }
+
+  #cancelQuietly(operation: string, vaultId: number, exportId: number): void {
+    this.#exports
+      .cancel(vaultId, exportId, { timeoutMs: cancelTimeoutMs })
+      .catch((error: unknown) => {
+        this.#log.warn('could not cancel an abandoned export', {
+          operation,
+          exportId,
+          reason: (error as Error).message,
+        })
+      })
+  }
+}
+
+/** A finished export, ready to be read as records (JSON) or saved as a file (any format). */
+export class FinishedExport<T> {
+  readonly vaultId: number
+  readonly exportId: number
+  readonly progress: ExportProgress
+  readonly #exports: ExportsApi
+  readonly #operation: string
+  readonly #parseRecord: Parser<T>
+
+  constructor(
+    exports: ExportsApi,
+    operation: string,
+    vaultId: number,
+    exportId: number,
+    progress: ExportProgress,
+    parseRecord: Parser<T>,
+  ) {
+    this.#exports = exports
+    this.#operation = operation
+    this.vaultId = vaultId
+    this.exportId = exportId
+    this.progress = progress
+    this.#parseRecord = parseRecord
+  }
+
+  /** The records of a JSON export, parsed as they stream in. */
+  async *records(options: CallOptions = {}): AsyncGenerator<T> {
+    const download = await this.#exports.download(this.vaultId, this.exportId, options)
+    let index = 0
+    try {
+      for await (const value of jsonArrayRecords(download.chunks)) {
+        yield this.#read(value, index++)
+      }
+    } catch (error) {
+      if (error instanceof JsonStreamError) {
+        throw new ApiError({
+          kind: 'bad_response',
+          operation: this.#operation,
+          message: `export ${this.exportId}: ${error.message}`,
+          cause: error,
+        })
+      }
+      throw error
+    } finally {
+      download.close()
+    }
+  }
+
+  /**
+   * Writes the export's file (JSON, CSV, SDF, ZIP...) to `file` as it arrives. The data goes to
+   * `<file>.part` first and is renamed at the end, so `file` never holds half an export.
+   */
+  async saveTo(file: string, options: CallOptions = {}): Promise<{ bytes: number }> {
+    const download = await this.#exports.download(this.vaultId, this.exportId, options)
+    const partial = `${file}.part`
+    let bytes = 0
+    try {
+      const handle = await fs.open(partial, 'w')
+      try {
+        for await (const chunk of download.chunks) {
+          await handle.write(chunk)
+          bytes += chunk.length
+        }
+      } finally {
+        await handle.close()
+      }
+      await fs.rename(partial, file)
+      return { bytes }
+    } catch (error) {
+      await fs.rm(partial, { force: true })
+      if (error instanceof ApiError) throw error
+      throw new AppError(
+        'storage',
+        `Cannot save export ${this.exportId} to ${file}: ${(error as Error).message}`,
+        { cause: error },
+      )
+    } finally {
+      download.close()
+    }
+  }
+
+  #read(value: unknown, index: number): T {
+    try {
+      return this.#parseRecord(value)
+    } catch (error) {
+      if (!(error instanceof ShapeError)) throw error
+      error.path.unshift(index)
+      throw new ApiError({
+        kind: 'bad_response',
+        operation: this.#operation,
+        message: `export ${this.exportId}: unexpected record: ${error.describe()}.`,
+        cause: error,
+      })
+    }
+  }
+}

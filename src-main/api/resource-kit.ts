@@ -1,0 +1,73 @@
+import type { ApiContext } from './api-context.ts'
+import { call } from './call.ts'
+import { page, type Page } from './envelope.ts'
+import type { ExportOptions, FinishedExport } from './export-runner.ts'
+import { Paginated, type PageWindow, type PagingOptions } from './paginated.ts'
+import type { Parser } from './shape.ts'
+import type { CallOptions, RequestSpec } from './transport.ts'
+
+/** Options of calls that read every page of a list. */
+export type ListOptions = CallOptions & PagingOptions
+
+function callOptionsOf(options: CallOptions): CallOptions {
+  const { signal, priority, timeoutMs } = options
+  return {
+    ...(signal ? { signal } : {}),
+    ...(priority ? { priority } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  }
+}
+
+/**
+ * The recommended form of a list or query: POST `<path>/query` with the parameters as a JSON
+ * body. It changes nothing on the server, so it is retried like a read.
+ */
+export function queryRequest(operation: string, path: string, body: object): RequestSpec {
+  return { operation, method: 'POST', path: `${path}/query`, json: body, retry: 'idempotent' }
+}
+
+/** One page of a paged list. */
+export function fetchPage<T>(
+  context: ApiContext,
+  parse: Parser<T>,
+  spec: RequestSpec,
+): Promise<Page<T>> {
+  return call(context.transport, page(parse), spec)
+}
+
+/** Every page of a paged list; `specFor` places the window in the body or the query string. */
+export function paginate<T>(
+  context: ApiContext,
+  parse: Parser<T>,
+  operation: string,
+  specFor: (window: PageWindow) => Omit<RequestSpec, 'operation'>,
+  options: ListOptions,
+): Paginated<T> {
+  const callOptions = callOptionsOf(options)
+  return new Paginated(
+    operation,
+    (window) => fetchPage(context, parse, { ...callOptions, ...specFor(window), operation }),
+    options,
+  )
+}
+
+/**
+ * Runs an export started by `spec` (which must ask for async=true) to completion. The start is
+ * retried only when refused with 429: a repeat of one that may have arrived would leave a
+ * second export running.
+ */
+export function runExport<T>(
+  context: ApiContext,
+  parse: Parser<T>,
+  vaultId: number,
+  spec: RequestSpec,
+  options: ExportOptions,
+): Promise<FinishedExport<T>> {
+  return context.exports.run(
+    spec.operation,
+    vaultId,
+    (callOptions) => context.transport.json({ retry: 'rejected-only', ...spec, ...callOptions }),
+    parse,
+    options,
+  )
+}

@@ -1,0 +1,124 @@
+import type { ApiContext } from '../api-context.ts'
+import { call, vaultPath } from '../call.ts'
+import type { Page } from '../envelope.ts'
+import type { Paginated, PageWindow } from '../paginated.ts'
+import { fetchPage, paginate, type ListOptions } from '../resource-kit.ts'
+import { boolean, integer, object, optional, string, timestamp, type Infer } from '../shape.ts'
+import type { CallOptions } from '../transport.ts'
+import { message, type Message } from './common.ts'
+
+const pickListValue = object({
+  id: integer,
+  field_id: optional(integer),
+  value: optional(string),
+  /** A hidden value stays on records that have it but cannot be chosen any more. */
+  hidden: optional(boolean),
+  created_at: optional(timestamp),
+  modified_at: optional(timestamp),
+})
+export type PickListValue = Infer<typeof pickListValue>
+
+export interface PickListValueWrite {
+  value?: string
+  hidden?: boolean
+}
+
+/** The allowed values of a pick list field; changes are for vault administrators. */
+export class PickListValuesApi {
+  readonly #context: ApiContext
+
+  constructor(context: ApiContext) {
+    this.#context = context
+  }
+
+  list(
+    vaultId: number,
+    fieldId: number,
+    window: Partial<PageWindow> = {},
+    options: CallOptions = {},
+  ): Promise<Page<PickListValue>> {
+    const operation = 'pickListValues.list'
+    return fetchPage(this.#context, pickListValue, {
+      ...options,
+      operation,
+      method: 'GET',
+      path: vaultPath(operation, vaultId, 'fields', fieldId, 'pick_list_values'),
+      query: { ...window },
+    })
+  }
+
+  listAll(vaultId: number, fieldId: number, options: ListOptions = {}): Paginated<PickListValue> {
+    const operation = 'pickListValues.list'
+    const path = vaultPath(operation, vaultId, 'fields', fieldId, 'pick_list_values')
+    return paginate(
+      this.#context,
+      pickListValue,
+      operation,
+      (window) => ({ method: 'GET', path, query: { ...window } }),
+      options,
+    )
+  }
+
+  create(
+    vaultId: number,
+    fieldId: number,
+    body: PickListValueWrite & { value: string },
+    options: CallOptions = {},
+  ): Promise<PickListValue> {
+    const operation = 'pickListValues.create'
+    return call(this.#context.transport, pickListValue, {
+      ...options,
+      operation,
+      method: 'POST',
+      path: vaultPath(operation, vaultId, 'fields', fieldId, 'pick_list_values'),
+      json: body,
+    })
+  }
+
+  get(
+    vaultId: number,
+    fieldId: number,
+    id: number,
+    options: CallOptions = {},
+  ): Promise<PickListValue> {
+    const operation = 'pickListValues.get'
+    return call(this.#context.transport, pickListValue, {
+      ...options,
+      operation,
+      method: 'GET',
+      path: vaultPath(operation, vaultId, 'fields', fieldId, 'pick_list_values', id),
+    })
+  }
+
+  update(
+    vaultId: number,
+    fieldId: number,
+    id: number,
+    body: PickListValueWrite,
+    options: CallOptions = {},
+  ): Promise<PickListValue> {
+    const operation = 'pickListValues.update'
+    return call(this.#context.transport, pickListValue, {
+      ...options,
+      operation,
+      method: 'PUT',
+      path: vaultPath(operation, vaultId, 'fields', fieldId, 'pick_list_values', id),
+      json: body,
+    })
+  }
+
+  delete(
+    vaultId: number,
+    fieldId: number,
+    id: number,
+    options: CallOptions = {},
+  ): Promise<Message | null | undefined> {
+    const operation = 'pickListValues.delete'
+    return call(this.#context.transport, optional(message), {
+      ...options,
+      operation,
+      method: 'DELETE',
+      path: vaultPath(operation, vaultId, 'fields', fieldId, 'pick_list_values', id),
+    })
+  }
+}

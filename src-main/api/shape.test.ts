@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest'
+import { ApiError } from './errors.ts'
+import { list, page } from './envelope.ts'
+import {
+  arrayOf,
+  boolean,
+  idOr,
+  integer,
+  mapOf,
+  number,
+  object,
+  optional,
+  readAnswer,
+  string,
+  timestamp,
+} from './shape.ts'
+
+const record = object({
+  id: integer,
+  name: optional(string),
+  active: optional(boolean),
+  weight: optional(number),
+  created_at: optional(timestamp),
+  tags: optional(arrayOf(string)),
+  fields: optional(mapOf(integer)),
+})
+
+describe('tolerant readers', () => {
+  it('coerces ids, numbers and booleans sent as strings and keeps unknown members', () => {
+    const value = readAnswer('things.get', record, {
+      id: '12',
+      name: 7,
+      active: 'true',
+      weight: '46.07',
+      fields: { count: '3' },
+      vendor_extension: { anything: [1, 2] },
+    })
+    expect(value).toEqual({
+      id: 12,
+      name: '7',
+      active: true,
+      weight: 46.07,
+      fields: { count: 3 },
+      vendor_extension: { anything: [1, 2] },
+    })
+  })
+
+  it.each([
+    ['true', true],
+    ['FALSE', false],
+    ['1', true],
+    ['0', false],
+    [1, true],
+    [0, false],
+  ])('reads the boolean %j', (input, expected) => {
+    expect(boolean(input)).toBe(expected)
+  })
+
+  it.each([
+    ['2024-05-01T10:00:00Z', '2024-05-01T10:00:00Z'],
+    ['2024-05-01T10:00:00.123Z', '2024-05-01T10:00:00.123Z'],
+    ['2024-05-01T12:00:00+02:00', '2024-05-01T10:00:00Z'],
+    ['2024-05-01T12:00:00.123456+0200', '2024-05-01T10:00:00.123456Z'],
+    ['2024-05-01 05:30:00-04:30', '2024-05-01T10:00:00Z'],
+    ['2024-05-01T10:00', '2024-05-01T10:00:00Z'],
+    ['2024-05-01T00:30:00+01:00', '2024-04-30T23:30:00Z'],
+    ['2024-05-01', '2024-05-01'],
+  ])('normalizes the timestamp %s to UTC', (input, expected) => {
+    expect(timestamp(input)).toBe(expected)
+  })
+
+  it('leaves absent and null optional members alone', () => {
+    expect(readAnswer('things.get', record, { id: 1, name: null })).toEqual({ id: 1, name: null })
+  })
+
+  it.each([
+    [{ name: 'x' }, 'things.get: unexpected answer: id: expected an integer, got nothing.'],
+    [{ id: 'abc' }, 'things.get: unexpected answer: id: expected an integer, got "abc".'],
+    [
+      { id: 1, tags: ['a', {}] },
+      'things.get: unexpected answer: tags[1]: expected a string, got {}.',
+    ],
+    [
+      { id: 1, created_at: 'yesterday' },
+      'created_at: expected an ISO 8601 timestamp, got "yesterday"',
+    ],
+    [{ id: 1, fields: { n: 'x' } }, 'fields.n: expected an integer, got "x"'],
+    [[1], 'the answer: expected an object, got [1]'],
+  ])('names the member at fault in %j', (input, message) => {
+    const error = (() => {
+      try {
+        readAnswer('things.get', record, input)
+      } catch (caught) {
+        return caught
+      }
+    })()
+    expect(error).toBeInstanceOf(ApiError)
+    expect((error as ApiError).kind).toBe('bad_response')
+    expect((error as ApiError).message).toContain(message)
+  })
+
+  it('reads a member that holds an id or the record it names', () => {
+    const idOrRecord = idOr(object({ id: integer }))
+    expect(idOrRecord('5')).toBe(5)
+    expect(idOrRecord({ id: '5', name: 'x' })).toEqual({ id: 5, name: 'x' })
+    expect(() => idOrRecord(true)).toThrow('expected an integer')
+    expect(() => idOrRecord({ name: 'x' })).toThrow('expected an integer')
+  })
+})
+
+describe('envelopes', () => {
+  const item = object({ id: integer })
+
+  it('reads a paged envelope and keeps its other members', () => {
+    expect(
+      page(item)({ count: '3', offset: 0, page_size: 2, objects: [{ id: 1 }, { id: '2' }] }),
+    ).toEqual({
+      count: 3,
+      offset: 0,
+      page_size: 2,
+      objects: [{ id: 1 }, { id: 2 }],
+    })
+  })
+
+  it('reads a bare array where a page was expected, without a count', () => {
+    expect(page(item)([{ id: 1 }])).toEqual({
+      count: undefined,
+      offset: undefined,
+      objects: [{ id: 1 }],
+    })
+  })
+
+  it('reads an envelope where a bare array was expected', () => {
+    expect(list(item)({ count: 1, objects: [{ id: '9' }] })).toEqual([{ id: 9 }])
+    expect(list(item)([{ id: 9 }])).toEqual([{ id: 9 }])
+  })
+
+  it('names what is wrong with an envelope', () => {
+    expect(() => readAnswer('x.list', page(item), { count: 1 })).toThrow(
+      'x.list: unexpected answer: the answer: expected an array or an object with "objects", got {"count":1}.',
+    )
+    expect(() => readAnswer('x.list', page(item), { objects: [{ id: 'q' }] })).toThrow(
+      'objects[0].id: expected an integer, got "q"',
+    )
+    expect(() => readAnswer('x.list', list(item), 'oops')).toThrow('expected an array, got "oops"')
+  })
+})

@@ -1,0 +1,471 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { LogFields, Logger } from '../shared/logger.ts'
+import { silentLogger } from '../shared/logger.ts'
+import {
+  loopbackServer,
+  sendJson,
+  type LoopbackHandler,
+  type LoopbackServer,
+} from '../../test/api/support/loopback-server.ts'
+import type { RetryPolicy } from './backoff.ts'
+import { Credentials } from './credentials.ts'
+import { ApiError } from './errors.ts'
+import { LimiterRegistry } from './limiter-registry.ts'
+import { Transport, type RequestSpec } from './transport.ts'
+
+const token = 'tok-4f1c-secret'
+const quickRetries: RetryPolicy = {
+  attempts: 4,
+  baseDelayMs: 1,
+  maxDelayMs: 5,
+  maxRetryAfterMs: 60_000,
+}
+
+const servers: LoopbackServer[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()))
+})
+
+async function serve(handler: LoopbackHandler): Promise<LoopbackServer> {
+  const server = await loopbackServer(handler)
+  servers.push(server)
+  return server
+}
+
+function transportFor(
+  server: LoopbackServer,
+  options: { retry?: RetryPolicy; timeoutMs?: number; logger?: Logger } = {},
+) {
+  const credentials = new Credentials(token)
+  const transport = new Transport({
+    baseUrl: server.url,
+    credentials,
+    limiters: new LimiterRegistry(),
+    logger: options.logger ?? silentLogger,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    retry: options.retry ?? quickRetries,
+    random: () => 1,
+  })
+  return { transport, credentials }
+}
+
+const read: RequestSpec = { operation: 'things.get', method: 'GET', path: '/vaults/1/things/2' }
+
+async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`)
+  return error
+}
+
+describe('Transport requests', () => {
+  it('sends the token, the path below the base URL, query parameters and a JSON body', async () => {
+    const server = await serve((_request, response) => sendJson(response, 200, { ok: true }))
+    const { transport } = transportFor(server)
+    const answer = await transport.json({
+      operation: 'things.query',
+      method: 'POST',
+      path: '/vaults/1/things/query',
+      query: {
+        ids: [1, 2, 3],
+        flag: true,
+        absent: undefined,
+        created_after: new Date(Date.UTC(2024, 0, 2, 3, 4, 5)),
+      },
+      json: { modified_before: '2024-02-03T04:05:06Z', nested: { run_after: new Date(0) } },
+    })
+    expect(answer).toEqual({ ok: true })
+    const [seen] = server.requests
+    expect(seen?.headers['x-svc-token']).toBe(token)
+    expect(seen?.headers['content-type']).toBe('application/json')
+    const url = new URL(seen!.url, server.origin)
+    expect(url.pathname).toBe('/api/v1/vaults/1/things/query')
+    expect(url.searchParams.get('ids')).toBe('1,2,3')
+    expect(url.searchParams.get('flag')).toBe('true')
+    expect(url.searchParams.has('absent')).toBe(false)
+    expect(url.searchParams.get('created_after')).toBe('2024-01-02T03:04:05+00:00')
+    expect(JSON.parse(seen!.body.toString())).toEqual({
+      modified_before: '2024-02-03T04:05:06+00:00',
+      nested: { run_after: '1970-01-01T00:00:00+00:00' },
+    })
+  })
+
+  it('refuses an invalid date parameter before sending anything', async () => {
+    const server = await serve((_request, response) => sendJson(response, 200, {}))
+    const { transport } = transportFor(server)
+    const error = await failure(
+      transport.json({ ...read, query: { created_after: 'last tuesday' } }),
+    )
+    expect(error.kind).toBe('validation')
+    expect(error.message).toContain('created_after: "last tuesday" is not an ISO 8601 date')
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('answers undefined for an empty body', async () => {
+    const server = await serve((_request, response) => void response.end())
+    const { transport } = transportFor(server)
+    expect(await transport.json({ ...read, method: 'DELETE' })).toBeUndefined()
+  })
+
+  it('names malformed JSON clearly instead of crashing', async () => {
+    const server = await serve((_request, response) => {
+      response.setHeader('Content-Type', 'application/json')
+      response.end('{"id": 1, "name": ')
+    })
+    const { transport } = transportFor(server)
+    const error = await failure(transport.json(read))
+    expect(error.kind).toBe('bad_response')
+    expect(error.message).toMatch(/^things\.get: the answer is not valid JSON \(.+\); it begins/)
+    expect(server.requests).toHaveLength(1)
+  })
+})
+
+describe('Transport security', () => {
+  it.each(['http://vault.example.org/api/v1', 'ftp://127.0.0.1/api/v1', 'http://10.0.0.8/api/v1'])(
+    'refuses %s before any request is made',
+    (baseUrl) => {
+      expect(
+        () =>
+          new Transport({
+            baseUrl,
+            credentials: new Credentials(token),
+            limiters: new LimiterRegistry(),
+            logger: silentLogger,
+            timeoutMs: 1000,
+            retry: quickRetries,
+          }),
+      ).toThrow(/HTTPS is required except for loopback addresses/)
+    },
+  )
+
+  it('follows a redirect to another origin without the token', async () => {
+    const downloads = await serve((_request, response) => void response.end('the,csv,file\n'))
+    const server = await serve((_request, response) => {
+      response.writeHead(302, { Location: `${downloads.origin}/download/abc?sig=1` })
+      response.end()
+    })
+    const { transport } = transportFor(server)
+    const opened = await transport.open({ ...read, accept: '*/*' })
+    const chunks: Uint8Array[] = []
+    for await (const chunk of opened.chunks) chunks.push(chunk)
+    expect(Buffer.concat(chunks).toString()).toBe('the,csv,file\n')
+    expect(server.requests[0]?.headers['x-svc-token']).toBe(token)
+    expect(downloads.requests).toHaveLength(1)
+    expect(downloads.requests[0]?.url).toBe('/download/abc?sig=1')
+    expect(downloads.requests[0]?.headers['x-svc-token']).toBeUndefined()
+  })
+
+  it('keeps the token on a redirect within its own origin', async () => {
+    const server = await serve((request, response) => {
+      if (request.url.endsWith('/old')) {
+        response.writeHead(307, { Location: '/api/v1/new' })
+        response.end()
+      } else sendJson(response, 200, { moved: true })
+    })
+    const { transport } = transportFor(server)
+    expect(await transport.json({ ...read, path: '/old' })).toEqual({ moved: true })
+    expect(server.requests.map((request) => request.headers['x-svc-token'])).toEqual([token, token])
+  })
+
+  it('refuses a redirect to plain HTTP off the machine', async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(302, { Location: 'http://downloads.example.org/file' })
+      response.end()
+    })
+    const { transport } = transportFor(server)
+    const error = await failure(transport.json(read))
+    expect(error.kind).toBe('insecure')
+    expect(error.message).toContain('refusing http://downloads.example.org')
+  })
+
+  it('never puts the token in errors or log lines', async () => {
+    const lines: string[] = []
+    const capture: Logger = {
+      debug: (message: string, fields?: LogFields) => lines.push(message + JSON.stringify(fields)),
+      info: (message: string, fields?: LogFields) => lines.push(message + JSON.stringify(fields)),
+      warn: (message: string, fields?: LogFields) => lines.push(message + JSON.stringify(fields)),
+      error: (message: string, fields?: LogFields) => lines.push(message + JSON.stringify(fields)),
+      child: () => capture,
+    }
+    let calls = 0
+    const server = await serve((_request, response) => {
+      calls++
+      if (calls === 1) sendJson(response, 503, { code: 503, error: 'busy' })
+      else sendJson(response, 401, { code: 401, error: 'not authorized' })
+    })
+    const { transport } = transportFor(server, { logger: capture })
+    const error = await failure(transport.json(read))
+    expect(lines.length).toBeGreaterThan(0)
+    expect(JSON.stringify([lines, error.message, error.details])).not.toContain(token)
+  })
+})
+
+describe('Transport errors', () => {
+  it.each([
+    [400, 'validation'],
+    [403, 'forbidden'],
+    [404, 'not_found'],
+    [405, 'conflict'],
+    [409, 'conflict'],
+    [422, 'validation'],
+  ] as const)(
+    'turns %i into a %s error with the server text and operation',
+    async (status, kind) => {
+      const server = await serve((_request, response) =>
+        sendJson(response, status, { code: status, error: `server says ${status}`, state: 'kept' }),
+      )
+      const { transport } = transportFor(server)
+      const error = await failure(transport.json(read))
+      expect(error).toMatchObject({
+        kind,
+        status,
+        operation: 'things.get',
+        serverMessage: `server says ${status}`,
+        details: { code: status, error: `server says ${status}`, state: 'kept' },
+      })
+      expect(error.message).toBe(`things.get: ${status} server says ${status}`)
+      expect(server.requests).toHaveLength(1)
+    },
+  )
+
+  it('marks the connection as needing a new token when the token itself is refused', async () => {
+    const server = await serve((_request, response) =>
+      sendJson(response, 401, { code: 401, error: 'key not authorized' }),
+    )
+    const { transport, credentials } = transportFor(server)
+    const heard: string[] = []
+    credentials.onRejected((rejection) => heard.push(rejection.operation))
+    const error = await failure(transport.json(read))
+    await failure(transport.json(read))
+    expect(error.kind).toBe('authentication')
+    expect(error.code).toBe('authentication')
+    expect(credentials.needsNewToken).toBe(true)
+    expect(heard).toEqual(['things.get'])
+    credentials.replace('a-new-token')
+    expect(credentials.needsNewToken).toBe(false)
+  })
+
+  it('keeps the token when only a vault or an operation beyond the role is refused', async () => {
+    const server = await serve((request, response) => {
+      if (request.url === '/api/v1/vaults') sendJson(response, 200, [{ id: 1, name: 'Main' }])
+      else sendJson(response, 401, { code: 401, error: 'key not authorized for this vault' })
+    })
+    const { transport, credentials } = transportFor(server)
+    const heard: string[] = []
+    credentials.onRejected((rejection) => heard.push(rejection.operation))
+    const error = await failure(transport.json(read))
+    expect(error).toMatchObject({ kind: 'authentication', status: 401 })
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/api/v1/vaults/1/things/2',
+      '/api/v1/vaults',
+    ])
+    expect(credentials.needsNewToken).toBe(false)
+    expect(heard).toEqual([])
+  })
+
+  it('reports a token that cannot be read before sending anything', async () => {
+    const server = await serve((_request, response) => sendJson(response, 200, {}))
+    const transport = new Transport({
+      baseUrl: server.url,
+      credentials: new Credentials(() => {
+        throw new Error('the keychain is locked')
+      }),
+      limiters: new LimiterRegistry(),
+      logger: silentLogger,
+      timeoutMs: 1000,
+      retry: quickRetries,
+    })
+    const error = await failure(transport.json(read))
+    expect(error.kind).toBe('authentication')
+    expect(error.message).toContain('the keychain is locked')
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('reports a server that cannot be reached as a network error', async () => {
+    const server = await serve(() => {})
+    await server.close()
+    const { transport } = transportFor(server, { retry: { ...quickRetries, attempts: 1 } })
+    const error = await failure(transport.json(read))
+    expect(error.kind).toBe('network')
+    expect(error.code).toBe('offline')
+    expect(error.message).toContain('ECONNREFUSED')
+  })
+})
+
+describe('Transport retries', () => {
+  it('recovers from server errors on reads', async () => {
+    let calls = 0
+    const server = await serve((_request, response) => {
+      calls++
+      if (calls <= 2) sendJson(response, 503, { code: 503, error: 'try later' })
+      else sendJson(response, 200, { id: 2 })
+    })
+    const { transport } = transportFor(server)
+    expect(await transport.json(read)).toEqual({ id: 2 })
+    expect(server.requests).toHaveLength(3)
+  })
+
+  it('recovers from dropped connections', async () => {
+    let calls = 0
+    const server = await serve((_request, response) => {
+      calls++
+      if (calls === 1) response.socket?.destroy()
+      else if (calls === 2) {
+        response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' })
+        response.write('{"id":')
+        setImmediate(() => response.socket?.destroy())
+      } else sendJson(response, 200, { id: 2 })
+    })
+    const { transport } = transportFor(server)
+    expect(await transport.json(read)).toEqual({ id: 2 })
+    expect(server.requests).toHaveLength(3)
+  })
+
+  it('gives up after the configured attempts with the last error', async () => {
+    const server = await serve((_request, response) =>
+      sendJson(response, 502, { code: 502, error: 'bad gateway' }),
+    )
+    const { transport } = transportFor(server)
+    const error = await failure(transport.json(read))
+    expect(error).toMatchObject({ kind: 'server', status: 502 })
+    expect(server.requests).toHaveLength(quickRetries.attempts)
+  })
+
+  it('never retries a create', async () => {
+    const server = await serve((_request, response) =>
+      sendJson(response, 503, { code: 503, error: 'busy' }),
+    )
+    const { transport } = transportFor(server)
+    const error = await failure(
+      transport.json({ operation: 'things.create', method: 'POST', path: '/things', json: {} }),
+    )
+    expect(error.kind).toBe('server')
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('retries a request that starts an export only when it was refused with 429', async () => {
+    let calls = 0
+    const server = await serve((_request, response) => {
+      calls++
+      if (calls === 1) sendJson(response, 429, { code: 429, error: 'export queue full' })
+      else sendJson(response, 500, { code: 500, error: 'oops' })
+    })
+    const { transport } = transportFor(server)
+    const error = await failure(
+      transport.json({
+        operation: 'things.export',
+        method: 'POST',
+        path: '/q',
+        json: {},
+        retry: 'rejected-only',
+      }),
+    )
+    expect(error.status).toBe(500)
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('waits as Retry-After says rather than its own backoff', async () => {
+    let calls = 0
+    const server = await serve((_request, response) => {
+      calls++
+      if (calls === 1) {
+        response.writeHead(429, { 'Retry-After': '0', 'Content-Type': 'application/json' })
+        response.end(JSON.stringify({ code: 429, error: 'slow down' }))
+      } else sendJson(response, 200, { id: 2 })
+    })
+    // Without Retry-After this backoff would outlast the test's time limit.
+    const { transport } = transportFor(server, {
+      retry: { ...quickRetries, baseDelayMs: 600_000, maxDelayMs: 600_000 },
+    })
+    expect(await transport.json(read)).toEqual({ id: 2 })
+  })
+
+  it('hands a Retry-After longer than it will wait to the caller', async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(429, { 'Retry-After': '3600' })
+      response.end()
+    })
+    const { transport } = transportFor(server)
+    const error = await failure(transport.json(read))
+    expect(error).toMatchObject({ kind: 'rate_limited', retryAfterMs: 3_600_000 })
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('times out a request the server never answers, then retries it', async () => {
+    let calls = 0
+    const server = await serve((_request, response) => {
+      calls++
+      if (calls > 1) sendJson(response, 200, { id: 2 })
+    })
+    const { transport } = transportFor(server, { timeoutMs: 200 })
+    expect(await transport.json(read)).toEqual({ id: 2 })
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('reports a timeout when no attempt is answered', async () => {
+    const server = await serve(() => {})
+    const { transport } = transportFor(server, {
+      timeoutMs: 100,
+      retry: { ...quickRetries, attempts: 2 },
+    })
+    const error = await failure(transport.json(read))
+    expect(error.kind).toBe('network')
+    expect(error.message).toContain('within 100 ms')
+  })
+})
+
+describe('Transport limits and cancelling', () => {
+  it('keeps at most 3 requests in flight for one user', async () => {
+    const server = await serve(async (request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      sendJson(response, 200, { url: request.url })
+    })
+    const { transport } = transportFor(server)
+    const calls = Array.from({ length: 20 }, (_, index) =>
+      transport.json({ ...read, path: `/things/${index}` }),
+    )
+    const answers = await Promise.all(calls)
+    expect(answers).toHaveLength(20)
+    expect(server.maxInFlight).toBeLessThanOrEqual(3)
+    expect(server.maxInFlight).toBeGreaterThanOrEqual(2)
+  })
+
+  it('frees the slot of a cancelled request at once for the next caller', async () => {
+    const server = await serve((request, response) => {
+      if (request.url.endsWith('/quick')) sendJson(response, 200, { quick: true })
+    })
+    const { transport } = transportFor(server)
+    const controllers = [new AbortController(), new AbortController(), new AbortController()]
+    const hanging = controllers.map((controller) =>
+      failure(transport.json({ ...read, signal: controller.signal })),
+    )
+    while (server.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 5))
+    const quick = transport.json({ ...read, path: '/quick' })
+    controllers[0]!.abort()
+    expect(await quick).toEqual({ quick: true })
+    expect((await hanging[0])?.kind).toBe('cancelled')
+    controllers[1]!.abort()
+    controllers[2]!.abort()
+    await Promise.all(hanging)
+  })
+
+  it('frees the slot when a streamed body is abandoned mid-way', async () => {
+    const server = await serve((request, response) => {
+      if (request.url.endsWith('/quick')) return sendJson(response, 200, { quick: true })
+      response.writeHead(200)
+      response.write('first chunk')
+    })
+    const { transport } = transportFor(server)
+    const controller = new AbortController()
+    const opened = await Promise.all(
+      [1, 2, 3].map(() => transport.open({ ...read, signal: controller.signal })),
+    )
+    const iterator = opened[0]!.chunks[Symbol.asyncIterator]()
+    await iterator.next()
+    const quick = transport.json({ ...read, path: '/quick' })
+    controller.abort()
+    expect(await quick).toEqual({ quick: true })
+  })
+})
