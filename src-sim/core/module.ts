@@ -1,0 +1,61 @@
+import type { Database } from 'better-sqlite3'
+import type { Chemistry } from '../chem/chemistry.ts'
+import type { VaultAccess } from './context.ts'
+import type { Exportable } from './exports/exportable.ts'
+import type { Params } from './params.ts'
+import type { Random } from './random.ts'
+import type { Router } from './router.ts'
+import type { SeedCast } from './seed-cast.ts'
+
+/**
+ * A resource family: its tables, its routes, its part of the seeds and the hooks other families
+ * call. `src-sim/modules.ts` lists every module in order; schemas and seeds run in that order.
+ */
+export interface SimModule {
+  name: string
+  /** SQL run when a database is opened; use CREATE ... IF NOT EXISTS. */
+  schema?: string
+  routes?(router: Router): void
+  seed?(seed: SeedContext): void | Promise<void>
+  exportables?: readonly Exportable[]
+  /**
+   * Describes data of this module that still refers to a record of another module, so that the
+   * owner refuses to delete it (422). Answer undefined when nothing refers to it.
+   */
+  dependentData?: Partial<Record<DependentKind, (db: Database, id: number) => string | undefined>>
+  /** Resolves the protocol_criteria of molecule and batch queries (the assay module). */
+  protocolCriteria?: ProtocolCriteriaResolver
+}
+
+/** Records whose deletion other modules may veto. */
+export type DependentKind = 'project' | 'batch'
+
+/**
+ * Returns the ids of the batches that satisfy every protocol criterion (with their junctions).
+ * Criteria arrive unread: the resolver validates them and throws a 422 naming the member at
+ * fault. Only batches in `access.projectIds` may be returned.
+ */
+export type ProtocolCriteriaResolver = (access: VaultAccess, criteria: Params[]) => Set<number>
+
+export type SeedKind = 'empty' | 'demo' | 'count'
+
+export interface SeededBatch {
+  id: number
+  vaultId: number
+  moleculeId: number
+  projectIds: number[]
+}
+
+export interface SeedContext {
+  db: Database
+  kind: SeedKind
+  /** For `count` seeds: how many molecules the main vault gets. */
+  moleculeCount: number
+  random: Random
+  /** Seconds since the epoch at seeding; spread created_at values before it. */
+  now: number
+  chem: Chemistry
+  cast: SeedCast
+  /** Batches seeded so far; the molecule module fills this before later modules run. */
+  batches: SeededBatch[]
+}

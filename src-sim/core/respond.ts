@@ -1,0 +1,89 @@
+import fs from 'node:fs'
+import type { ServerResponse } from 'node:http'
+import type { Reply } from './replies.ts'
+
+/**
+ * Writes a reply. `beforeLastByte` runs just before the answer is complete (the in-flight slot
+ * is released there, so a client that sends its next request as soon as it has this answer
+ * never finds the slot still taken). With `drop`, half of the body is written and the connection
+ * is destroyed, as when a network fails mid-response.
+ */
+export function writeReply(
+  response: ServerResponse,
+  reply: Reply,
+  options: { drop: boolean; beforeLastByte: () => void },
+): void {
+  if (reply.kind === 'file') {
+    writeFile(response, reply.path, reply.contentType, reply.fileName, options)
+    return
+  }
+  let status: number
+  let body: Buffer
+  const headers: Record<string, string> = {}
+  switch (reply.kind) {
+    case 'json':
+      status = reply.status
+      body = Buffer.from(reply.value === undefined ? '' : JSON.stringify(reply.value))
+      headers['content-type'] = 'application/json; charset=utf-8'
+      Object.assign(headers, reply.headers)
+      break
+    case 'bytes':
+      status = reply.status
+      body = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength)
+      headers['content-type'] = reply.contentType
+      Object.assign(headers, reply.headers)
+      break
+    case 'redirect':
+      status = 302
+      body = Buffer.alloc(0)
+      headers.location = reply.location
+      break
+    case 'empty':
+      status = reply.status
+      body = Buffer.alloc(0)
+      break
+  }
+  headers['content-length'] = String(body.length)
+  response.writeHead(status, headers)
+  if (options.drop) {
+    dropAfterHalf(response, body)
+    return
+  }
+  options.beforeLastByte()
+  response.end(body)
+}
+
+function dropAfterHalf(response: ServerResponse, body: Buffer): void {
+  const half = body.subarray(0, Math.floor(body.length / 2))
+  response.flushHeaders()
+  response.write(half, () => response.socket?.destroy())
+  if (half.length === 0) response.socket?.destroy()
+}
+
+function writeFile(
+  response: ServerResponse,
+  path: string,
+  contentType: string,
+  fileName: string,
+  options: { drop: boolean; beforeLastByte: () => void },
+): void {
+  const size = fs.statSync(path).size
+  response.writeHead(200, {
+    'content-type': contentType,
+    'content-length': String(size),
+    'content-disposition': `attachment; filename="${fileName.replaceAll('"', '')}"`,
+  })
+  if (options.drop) {
+    const stream = fs.createReadStream(path, {
+      start: 0,
+      end: Math.max(0, Math.floor(size / 2) - 1),
+    })
+    stream.on('data', (chunk) => response.write(chunk))
+    stream.on('end', () => response.socket?.destroy())
+    return
+  }
+  const stream = fs.createReadStream(path)
+  stream.on('end', options.beforeLastByte)
+  stream.on('error', () => response.socket?.destroy())
+  stream.pipe(response)
+}

@@ -1,0 +1,207 @@
+import fs from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { loadChemistry } from './chem/chemistry.ts'
+import type { Chemistry } from './chem/chemistry.ts'
+import type { Database } from 'better-sqlite3'
+import { buildAccess } from './core/access.ts'
+import { apiPrefix, createApiHandler } from './core/api-server.ts'
+import { SimClock } from './core/clock.ts'
+import { openDatabase } from './core/database.ts'
+import { createDownloadHandler } from './core/download-server.ts'
+import { ExportEngine } from './core/exports/engine.ts'
+import type { ExportTiming } from './core/exports/engine.ts'
+import { Faults } from './core/faults.ts'
+import type { FaultSettings } from './core/faults.ts'
+import { InFlightLimit } from './core/in-flight-limit.ts'
+import { Router } from './core/router.ts'
+import { seedDatabase } from './core/seed.ts'
+import type { SeedOption } from './core/seed.ts'
+import type { SeedCast } from './core/seed-cast.ts'
+import type { SimCore, SimLimits } from './core/sim-core.ts'
+import { createStats, resetStats } from './core/stats.ts'
+import type { SimStats } from './core/stats.ts'
+import { simModules } from './modules.ts'
+
+export type { FaultSettings } from './core/faults.ts'
+export type { SimStats } from './core/stats.ts'
+export type { SeedCast } from './core/seed-cast.ts'
+
+export interface VaultSimOptions {
+  /** API port on 127.0.0.1; 0 picks a free one. */
+  port?: number
+  /** Port of the download origin; 0 picks a free one. */
+  downloadPort?: number
+  /** SQLite file; in memory when absent. A file seeded before keeps its data. */
+  db?: string
+  /** `empty` (the cast only), `demo` (a realistic vault) or a number of molecules. */
+  seed?: SeedOption
+  faults?: FaultSettings
+  exportTiming?: Partial<ExportTiming>
+  limits?: Partial<SimLimits>
+  /** Request log lines; silent when absent. */
+  log?: (line: string) => void
+}
+
+export interface VaultSimUser {
+  id: number
+  name: string
+  email: string
+  /** The user's first token. */
+  token: string
+  tokens: string[]
+  /** `admin`, `writer` or `reader`: the user's role in their first vault. */
+  role: string
+  vaults: number[]
+}
+
+export interface VaultSim {
+  baseUrl: string
+  downloadBaseUrl: string
+  users: VaultSimUser[]
+  vaults: { id: number; name: string }[]
+  cast: SeedCast
+  stats: SimStats
+  resetStats(): void
+  faults: Faults
+  clock: SimClock
+  /** The internals, for tests that need to look behind the API. */
+  core: SimCore
+  stop(): Promise<void>
+}
+
+const defaultTiming: ExportTiming = { startDelayMs: 1000, durationMs: 2000 }
+const defaultLimits: SimLimits = {
+  inFlightPerUser: 3,
+  maxJsonBodyBytes: 32 * 1024 * 1024,
+  maxUploadBytes: 512 * 1024 * 1024,
+}
+
+export async function startVaultSim(options: VaultSimOptions = {}): Promise<VaultSim> {
+  const chem = await loadChemistry()
+  const dataDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-sim-'))
+  let db: Database | undefined
+  try {
+    db = openDatabase(options.db, simModules)
+    return await startOn(db, dataDirectory, chem, options)
+  } catch (error) {
+    db?.close()
+    fs.rmSync(dataDirectory, { recursive: true, force: true })
+    throw error
+  }
+}
+
+async function startOn(
+  db: Database,
+  dataDirectory: string,
+  chem: Chemistry,
+  options: VaultSimOptions,
+): Promise<VaultSim> {
+  const stats = createStats()
+  const clock = new SimClock()
+  const faults = new Faults(options.faults)
+  const limits = { ...defaultLimits, ...options.limits }
+  const log = options.log ?? (() => {})
+  let downloadBaseUrl = ''
+  const exportEngine = new ExportEngine({
+    db,
+    clock,
+    stats,
+    chem,
+    directory: path.join(dataDirectory, 'exports'),
+    timing: { ...defaultTiming, ...options.exportTiming },
+    accessFor: (userId, tokenId, vaultId) => buildAccess(sim, userId, tokenId, vaultId),
+    downloadBaseUrl: () => downloadBaseUrl,
+  })
+  const sim: SimCore = {
+    db,
+    clock,
+    stats,
+    faults,
+    chem,
+    limits,
+    dataDirectory,
+    log,
+    exports: exportEngine,
+    dataVersion: 0,
+    accessFor: (userId, tokenId, vaultId) => buildAccess(sim, userId, tokenId, vaultId),
+    dependentData: (kind, id) =>
+      simModules.flatMap((module) => {
+        const description = module.dependentData?.[kind]?.(db, id)
+        return description ? [description] : []
+      }),
+    protocolCriteria: simModules.find((module) => module.protocolCriteria)?.protocolCriteria,
+  }
+  const router = new Router()
+  for (const module of simModules) {
+    module.routes?.(router)
+    for (const exportable of module.exportables ?? []) sim.exports.register(exportable)
+  }
+  const cast = await seedDatabase(db, simModules, options.seed ?? 'empty', chem, clock.nowSeconds())
+
+  const apiServer = http.createServer(
+    createApiHandler(sim, router, new InFlightLimit(limits.inFlightPerUser, stats)),
+  )
+  const downloadServer = http.createServer(createDownloadHandler(sim))
+  let apiPort: number
+  let downloadPort: number
+  try {
+    apiPort = await listen(apiServer, options.port ?? 0)
+    downloadPort = await listen(downloadServer, options.downloadPort ?? 0)
+  } catch (error) {
+    await Promise.all([close(apiServer), close(downloadServer)])
+    throw error
+  }
+  downloadBaseUrl = `http://127.0.0.1:${downloadPort}`
+
+  const users = Object.values(cast.users).map((user) => ({
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    token: user.tokens[0] ?? '',
+    tokens: user.tokens,
+    role: Object.values(user.roles)[0] ?? 'reader',
+    vaults: Object.keys(user.roles).map(Number),
+  }))
+  let stopped = false
+  return {
+    baseUrl: `http://127.0.0.1:${apiPort}${apiPrefix}`,
+    downloadBaseUrl,
+    users,
+    vaults: Object.values(cast.vaults).map((vault) => ({ id: vault.id, name: vault.name })),
+    cast,
+    stats,
+    resetStats: () => resetStats(stats),
+    faults,
+    clock,
+    core: sim,
+    async stop() {
+      if (stopped) return
+      stopped = true
+      sim.exports.stop()
+      await Promise.all([close(apiServer), close(downloadServer)])
+      db.close()
+      fs.rmSync(dataDirectory, { recursive: true, force: true })
+    },
+  }
+}
+
+function listen(server: http.Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve((server.address() as AddressInfo).port)
+    })
+  })
+}
+
+function close(server: http.Server): Promise<void> {
+  if (!server.listening) return Promise.resolve()
+  return new Promise((resolve) => {
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })
+}
