@@ -20,10 +20,7 @@ export function openDatabase(
     })
   }
   try {
-    db.pragma('journal_mode = WAL')
-    db.pragma('synchronous = NORMAL')
-    db.pragma('foreign_keys = ON')
-    db.pragma('busy_timeout = 5000')
+    configureConnection(db)
     migrate(db, migrations, name)
     return db
   } catch (error) {
@@ -33,4 +30,12 @@ export function openDatabase(
       cause: error,
     })
   }
+}
+
+/** WAL, foreign keys and a busy timeout: the settings of every Vault Desk connection. */
+export function configureConnection(db: Database.Database): void {
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.pragma('foreign_keys = ON')
+  db.pragma('busy_timeout = 5000')
 }

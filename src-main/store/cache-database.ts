@@ -1,0 +1,94 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { AppError } from '../shared/app-error.ts'
+import { cacheMigrations } from './cache-schema.ts'
+import { moveCacheAside } from './cache-files.ts'
+import { migrate } from './migrations.ts'
+import { configureConnection } from './sqlite.ts'
+
+/** Why a cache was set aside and started afresh; sync must then pull everything again. */
+export interface CacheRecovery {
+  reason: 'damaged' | 'newer_schema'
+  /** What SQLite reported. */
+  details: string
+  /** Where the old file now is. */
+  movedTo: string
+}
+
+export interface OpenedCacheDatabase {
+  db: Database.Database
+  recovery: CacheRecovery | null
+}
+
+/** Enough page cache for the indexes that search and lists walk, bounded for memory. */
+const cacheSizeKiB = 32 * 1024
+
+/**
+ * Opens a connection's cache. What can be checked at once is: a file that is not a database, or
+ * whose schema cannot be read, is damaged; one written by a newer Vault Desk cannot be used. Such
+ * a cache is moved aside and a fresh one created. Only this file and its companions are touched:
+ * queued work lives in its own database (the outbox) and survives. Other failures (locked,
+ * read-only, disk full) are errors, never a reason to set a cache aside. The full check of every
+ * page takes seconds for a large cache and runs in a worker: see cache-verification.ts.
+ */
+export function openCacheDatabase(
+  file: string,
+  now: () => Date = () => new Date(),
+): OpenedCacheDatabase {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  const problem = fs.existsSync(file) ? problemOf(file) : null
+  const recovery = problem ? setAside(file, problem, now) : null
+  let db: Database.Database | undefined
+  try {
+    db = new Database(file)
+    configureConnection(db)
+    db.pragma(`cache_size = -${cacheSizeKiB}`)
+    migrate(db, cacheMigrations, `The cache ${file}`)
+    return { db, recovery }
+  } catch (error) {
+    db?.close()
+    if (error instanceof AppError) throw error
+    throw new AppError('storage', `Cannot open the cache ${file}: ${(error as Error).message}`, {
+      cause: error,
+    })
+  }
+}
+
+/** Moves a cache that is not usable aside (the caller has closed it). */
+export function setAside(
+  file: string,
+  problem: Omit<CacheRecovery, 'movedTo'>,
+  now: () => Date = () => new Date(),
+): CacheRecovery {
+  return { ...problem, movedTo: moveCacheAside(file, now()) }
+}
+
+/** What makes an existing cache unusable at first sight, or null. */
+function problemOf(file: string): Omit<CacheRecovery, 'movedTo'> | null {
+  let db: Database.Database | undefined
+  try {
+    db = new Database(file)
+    db.prepare('SELECT count(*) FROM sqlite_schema').get()
+    const version = db.pragma('user_version', { simple: true }) as number
+    if (version > cacheMigrations.length) {
+      return {
+        reason: 'newer_schema',
+        details: `schema ${version} was written by a newer Vault Desk (this build knows ${cacheMigrations.length})`,
+      }
+    }
+    return null
+  } catch (error) {
+    if (isCorruption(error)) return { reason: 'damaged', details: (error as Error).message }
+    throw new AppError('storage', `Cannot check the cache ${file}: ${(error as Error).message}`, {
+      cause: error,
+    })
+  } finally {
+    db?.close()
+  }
+}
+
+function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code
+  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB'
+}

@@ -1,0 +1,109 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type Database from 'better-sqlite3'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { StructureRecord } from '../chem/structure-record.ts'
+import { openDatabase } from './sqlite.ts'
+import { StructureIndexRepository, structureIndexMigration } from './structure-index-repository.ts'
+
+function parsed(id: number, overrides: Partial<StructureRecord> = {}): StructureRecord {
+  return {
+    id,
+    parseError: null,
+    contentHash: `hash-${id}`,
+    knownProperties: { logP: 1.5 },
+    canonicalSmiles: 'CCO',
+    inchiKey: 'LFQSCWFLJHTTHZ-UHFFFAOYSA-N',
+    patternFingerprint: new Uint8Array(256).fill(id),
+    morganFingerprint: new Uint8Array(256).fill(id + 1),
+    pickle: new Uint8Array([1, 2, 3, id]),
+    properties: {
+      heavyAtomCount: 3,
+      aromaticRingCount: 0,
+      hBondAcceptorCount: 1,
+      hBondDonorCount: 1,
+      rotatableBondCount: 0,
+      ruleOf5Violations: 0,
+      molecularWeight: 46.069,
+      exactMass: 46.042,
+      logP: -0.0014,
+      topologicalPolarSurfaceArea: 20.23,
+    },
+    ...overrides,
+  } as StructureRecord
+}
+
+let directory: string
+let db: Database.Database
+let repository: StructureIndexRepository
+
+beforeEach(() => {
+  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-structure-index-'))
+  db = openDatabase(path.join(directory, 'cache.db'), [structureIndexMigration], 'test cache')
+  repository = new StructureIndexRepository(db)
+})
+
+afterEach(() => {
+  db.close()
+  fs.rmSync(directory, { recursive: true, force: true })
+})
+
+describe('StructureIndexRepository', () => {
+  it('gives back what it stored, a page at a time in id order', () => {
+    const unparseable: StructureRecord = {
+      id: 5,
+      parseError: 'Invalid SMILES: unclosed ring.',
+      contentHash: 'hash-5',
+      knownProperties: {},
+    }
+    const withoutProperties = parsed(9, { properties: null, inchiKey: null })
+    repository.save([parsed(7), unparseable, withoutProperties])
+    const firstPage = repository.recordsAfter(null, 2)
+    expect(firstPage.map((record) => record.id)).toEqual([5, 7])
+    expect(firstPage[0]).toEqual(unparseable)
+    const restored = firstPage[1]!
+    expect({
+      ...restored,
+      ...(restored.parseError === null
+        ? {
+            patternFingerprint: new Uint8Array(restored.patternFingerprint),
+            morganFingerprint: new Uint8Array(restored.morganFingerprint),
+            pickle: new Uint8Array(restored.pickle),
+          }
+        : {}),
+    }).toEqual(parsed(7))
+    expect(repository.recordsAfter(7, 2)).toMatchObject([
+      { id: 9, properties: null, inchiKey: null },
+    ])
+    expect(repository.recordsAfter(9, 2)).toEqual([])
+  })
+
+  it('answers content hashes, parse errors and exact identities', () => {
+    repository.save([parsed(1), parsed(2, { canonicalSmiles: 'CCN', inchiKey: 'X' })])
+    repository.save([{ id: 3, parseError: 'No.', contentHash: 'h', knownProperties: {} }])
+    expect(repository.contentHashes([1, 3, 4])).toEqual(
+      new Map([
+        [1, 'hash-1'],
+        [3, 'h'],
+      ]),
+    )
+    expect(repository.idsByCanonicalSmiles('CCO')).toEqual([1])
+    expect(repository.idsByInchiKey('X')).toEqual([2])
+    expect(repository.parseError(3)).toBe('No.')
+    expect(repository.parseError(1)).toBeNull()
+  })
+
+  it('keeps a depiction only while the structure it was drawn from is current', () => {
+    repository.save([parsed(1)])
+    repository.saveDepiction(1, 'thumbnail', '<svg>1</svg>')
+    expect(repository.depiction(1, 'thumbnail')).toBe('<svg>1</svg>')
+    expect(repository.depiction(1, 'detail')).toBeUndefined()
+    repository.save([parsed(1, { contentHash: 'changed' })])
+    expect(repository.depiction(1, 'thumbnail')).toBeUndefined()
+    repository.saveDepiction(1, 'thumbnail', '<svg>2</svg>')
+    repository.remove([1])
+    expect(db.prepare('SELECT count(*) FROM structure_depictions').pluck().get()).toBe(0)
+    expect(repository.recordsAfter(null, 10)).toEqual([])
+  })
+})

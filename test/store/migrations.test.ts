@@ -1,0 +1,111 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { describe, expect, it } from 'vitest'
+import { appMigrations, openAppDatabase } from '../../src-main/store/app-database.ts'
+import { cacheMigrations } from '../../src-main/store/cache-schema.ts'
+import { migrate, type Migration } from '../../src-main/store/migrations.ts'
+import { recordKinds } from '../../src-main/store/record-kinds.ts'
+import { VaultCache } from '../../src-main/store/vault-cache.ts'
+import { moleculeRecords } from './fixtures/molecule-records.ts'
+import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
+
+const tables = (db: Database.Database) =>
+  db
+    .prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')")
+    .pluck()
+    .all() as string[]
+
+describe('cache schema migrations', () => {
+  const temporaryDirectory = useTemporaryDirectory()
+
+  it('creates a table for every record kind, the search index and the sync state', () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    VaultCache.open(file).cache.close()
+    const db = new Database(file, { readonly: true })
+    expect(db.pragma('user_version', { simple: true })).toBe(cacheMigrations.length)
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    const names = tables(db)
+    for (const kind of recordKinds.values()) expect(names, kind.table).toContain(kind.table)
+    expect(names).toEqual(
+      expect.arrayContaining(['search_index', 'record_projects', 'sync_cursors', 'vault_syncs']),
+    )
+    db.close()
+  })
+
+  it('upgrades a cache written by an earlier schema in place, keeping its rows and cursors', () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    const { cache } = VaultCache.open(file)
+    cache.applyPage('molecules', 1, moleculeRecords(5), { cursor: 'before upgrade' })
+    cache.close()
+
+    // A later step appended to the list (as the structure index will be) runs once, on open.
+    const db = new Database(file)
+    const nextStep: Migration = (database) =>
+      database.exec('CREATE TABLE structure_probe (molecule_row INTEGER PRIMARY KEY, bits BLOB)')
+    migrate(db, [...cacheMigrations, nextStep], 'the cache')
+    migrate(db, [...cacheMigrations, nextStep], 'the cache')
+    expect(db.pragma('user_version', { simple: true })).toBe(cacheMigrations.length + 1)
+    expect(tables(db)).toContain('structure_probe')
+    expect(db.prepare('SELECT count(*) FROM molecules').pluck().get()).toBe(5)
+    expect(db.prepare('SELECT cursor FROM sync_cursors').pluck().get()).toBe('"before upgrade"')
+    db.close()
+  })
+
+  it('sets aside a cache written by a newer Vault Desk and starts afresh (it is only a cache)', () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    VaultCache.open(file).cache.close()
+    const db = new Database(file)
+    db.pragma(`user_version = ${cacheMigrations.length + 5}`)
+    db.close()
+
+    const { cache, recovery } = VaultCache.open(file)
+    expect(recovery).toMatchObject({ reason: 'newer_schema' })
+    expect(recovery!.details).toMatch(/newer Vault Desk/)
+    expect(fs.existsSync(recovery!.movedTo)).toBe(true)
+    expect(cache.counts()).toEqual({})
+    cache.close()
+  })
+})
+
+describe('app database migrations', () => {
+  const temporaryDirectory = useTemporaryDirectory()
+
+  it('creates connections with the storage of their token (never the token) on a fresh file', () => {
+    const db = openAppDatabase(path.join(temporaryDirectory(), 'app.db'))
+    expect(db.pragma('user_version', { simple: true })).toBe(appMigrations.length)
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('connections')
+    expect(columns).toEqual(['id', 'name', 'base_url', 'created_at', 'token_storage'])
+    db.close()
+  })
+
+  it('upgrades a database of the first step, keeping its connections', () => {
+    const file = path.join(temporaryDirectory(), 'app.db')
+    const old = new Database(file)
+    migrate(old, appMigrations.slice(0, 1), 'the app database')
+    old
+      .prepare('INSERT INTO connections (id, name, base_url, created_at) VALUES (?, ?, ?, ?)')
+      .run('c-1', 'Production', 'https://vault.example/api/v1', '2024-01-01T00:00:00.000Z')
+    old.close()
+
+    const db = openAppDatabase(file)
+    expect(db.prepare('SELECT id, name, token_storage FROM connections').all()).toEqual([
+      { id: 'c-1', name: 'Production', token_storage: 'keychain' },
+    ])
+    expect(() =>
+      db
+        .prepare('INSERT INTO connections (id, name, base_url, created_at) VALUES (?, ?, ?, ?)')
+        .run('c-2', 'PRODUCTION', 'https://other.example/api/v1', '2024-01-02T00:00:00.000Z'),
+    ).toThrow(/UNIQUE/)
+    db.close()
+  })
+
+  it('refuses a database written by a newer Vault Desk rather than damaging it', () => {
+    const file = path.join(temporaryDirectory(), 'app.db')
+    openAppDatabase(file).close()
+    const db = new Database(file)
+    db.pragma('user_version = 99')
+    db.close()
+    expect(() => openAppDatabase(file)).toThrow(/newer Vault Desk/)
+  })
+})
