@@ -2,6 +2,7 @@ import { silentLogger, type Logger } from '../shared/logger.ts'
 import type { Redactor } from '../shared/redactor.ts'
 import type { ApiContext } from './api-context.ts'
 import { defaultRetryPolicy, type RetryPolicy } from './backoff.ts'
+import { CallObservers, type ApiCallListener } from './call-observer.ts'
 import { Credentials, type TokenRejectionListener, type TokenSource } from './credentials.ts'
 import { defaultExportPolling, ExportRunner, type ExportPolling } from './export-runner.ts'
 import { processLimiters, type LimiterRegistry } from './limiter-registry.ts'
@@ -84,6 +85,7 @@ export class VaultClient {
   readonly doseResponse: DoseResponseApi
   readonly deepLearning: DeepLearningApi
   readonly #credentials: Credentials
+  readonly #observers = new CallObservers()
 
   constructor(options: VaultClientOptions) {
     const logger = (options.logger ?? silentLogger).child({ component: 'api' })
@@ -95,6 +97,7 @@ export class VaultClient {
       logger,
       timeoutMs: options.timeoutMs ?? defaultTimeoutMs,
       retry: { ...defaultRetryPolicy, ...options.retry },
+      observers: this.#observers,
     })
     this.exports = new ExportsApi(transport)
     const context: ApiContext = {
@@ -141,6 +144,15 @@ export class VaultClient {
   /** Called once per refused token; the sync layer stops and asks the person for a new one. */
   onNeedsNewToken(listener: TokenRejectionListener): () => void {
     return this.#credentials.onRejected(listener)
+  }
+
+  /**
+   * Tells `listener` of every HTTP attempt as it ends (retries and failures included): how the
+   * server answered, how long it took and the server's clock (the `Date` header). Answers a
+   * function that stops listening.
+   */
+  onCall(listener: ApiCallListener): () => void {
+    return this.#observers.add(listener)
   }
 
   /** A new token (or way of reading it), after the person supplied one. */

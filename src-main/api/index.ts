@@ -4,6 +4,7 @@
  */
 export { VaultClient, type VaultClientOptions } from './client.ts'
 export { ApiError, type ApiErrorKind } from './errors.ts'
+export type { ApiCall, ApiCallListener } from './call-observer.ts'
 export { LimiterRegistry } from './limiter-registry.ts'
 export type { TokenRejection, TokenSource } from './credentials.ts'
 export type { DateInput } from './dates.ts'

@@ -8,6 +8,7 @@ import {
   type LoopbackServer,
 } from '../../test/api/support/loopback-server.ts'
 import type { RetryPolicy } from './backoff.ts'
+import { CallObservers, type ApiCall } from './call-observer.ts'
 import { Credentials } from './credentials.ts'
 import { ApiError } from './errors.ts'
 import { LimiterRegistry } from './limiter-registry.ts'
@@ -34,7 +35,12 @@ async function serve(handler: LoopbackHandler): Promise<LoopbackServer> {
 
 function transportFor(
   server: LoopbackServer,
-  options: { retry?: RetryPolicy; timeoutMs?: number; logger?: Logger } = {},
+  options: {
+    retry?: RetryPolicy
+    timeoutMs?: number
+    logger?: Logger
+    observers?: CallObservers
+  } = {},
 ) {
   const credentials = new Credentials(token)
   const transport = new Transport({
@@ -45,6 +51,7 @@ function transportFor(
     timeoutMs: options.timeoutMs ?? 10_000,
     retry: options.retry ?? quickRetries,
     random: () => 1,
+    ...(options.observers ? { observers: options.observers } : {}),
   })
   return { transport, credentials }
 }
@@ -291,6 +298,70 @@ describe('Transport errors', () => {
     expect(error.kind).toBe('network')
     expect(error.code).toBe('offline')
     expect(error.message).toContain('ECONNREFUSED')
+  })
+})
+
+describe('Transport call observers', () => {
+  function observed(): { observers: CallObservers; calls: ApiCall[] } {
+    const observers = new CallObservers()
+    const calls: ApiCall[] = []
+    observers.add((call) => calls.push(call))
+    return { observers, calls }
+  }
+
+  it('tells every attempt with its status, failure and the server clock of its Date header', async () => {
+    let calls = 0
+    const server = await serve((_request, response) => {
+      calls++
+      response.setHeader('Date', 'Tue, 05 Mar 2024 10:20:30 GMT')
+      if (calls === 1) sendJson(response, 503, { code: 503, error: 'try later' })
+      else sendJson(response, 200, { id: 2 })
+    })
+    const { observers, calls: seen } = observed()
+    const { transport } = transportFor(server, { observers })
+    await transport.json(read)
+    expect(seen).toEqual([
+      {
+        operation: 'things.get',
+        status: 503,
+        kind: 'server',
+        durationMs: expect.any(Number),
+        serverDate: Date.parse('2024-03-05T10:20:30Z'),
+      },
+      {
+        operation: 'things.get',
+        status: 200,
+        kind: null,
+        durationMs: expect.any(Number),
+        serverDate: Date.parse('2024-03-05T10:20:30Z'),
+      },
+    ])
+  })
+
+  it('tells an attempt nobody answered with no status and no server clock', async () => {
+    const server = await serve((_request, response) => {
+      response.socket?.destroy()
+    })
+    const { observers, calls } = observed()
+    const { transport } = transportFor(server, {
+      observers,
+      retry: { ...quickRetries, attempts: 2 },
+    })
+    await failure(transport.json(read))
+    expect(calls.map(({ status, kind, serverDate }) => ({ status, kind, serverDate }))).toEqual([
+      { status: null, kind: 'network', serverDate: null },
+      { status: null, kind: 'network', serverDate: null },
+    ])
+  })
+
+  it('keeps a request going when an observer throws', async () => {
+    const server = await serve((_request, response) => sendJson(response, 200, { id: 2 }))
+    const observers = new CallObservers()
+    observers.add(() => {
+      throw new Error('observer bug')
+    })
+    const { transport } = transportFor(server, { observers })
+    expect(await transport.json(read)).toEqual({ id: 2 })
   })
 })
 

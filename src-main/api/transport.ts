@@ -1,6 +1,7 @@
 import type { Logger } from '../shared/logger.ts'
 import { Attempt } from './attempt.ts'
 import { backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './backoff.ts'
+import { serverDateOf, type CallObservers } from './call-observer.ts'
 import type { Credentials } from './credentials.ts'
 import { ApiError, kindOfStatus, serverMessageOf } from './errors.ts'
 import type { ConnectionLimits, LimiterRegistry } from './limiter-registry.ts'
@@ -52,6 +53,8 @@ export interface TransportOptions {
   timeoutMs: number
   retry: RetryPolicy
   random?: () => number
+  /** Told of every attempt once it is answered or has failed. */
+  observers?: CallObservers
 }
 
 /** A response whose body the caller streams; the limiter slot is held until `close()`. */
@@ -144,21 +147,21 @@ export class Transport {
       const attempt = new Attempt(slot, spec.timeoutMs ?? this.#options.timeoutMs, spec.signal)
       const started = performance.now()
       let failure: ApiError
+      let answer: Response | undefined
       try {
-        const response = await this.#fetchFollowingRedirects(url, spec, body, token, attempt)
-        if (!response.ok) throw await this.#statusError(spec, response)
-        const result = await use(response, attempt)
-        this.#log.debug('api call', {
-          operation: spec.operation,
-          status: response.status,
-          ms: Math.round(performance.now() - started),
-        })
+        answer = await this.#fetchFollowingRedirects(url, spec, body, token, attempt)
+        if (!answer.ok) throw await this.#statusError(spec, answer)
+        const result = await use(answer, attempt)
+        const ms = Math.round(performance.now() - started)
+        this.#log.debug('api call', { operation: spec.operation, status: answer.status, ms })
+        this.#observe(spec, answer, null, started)
         return result
       } catch (error) {
         failure = this.#asApiError(error, spec, attempt)
       } finally {
         attempt.settle()
       }
+      this.#observe(spec, answer, failure, started)
       if (failure.status === 401) await this.#checkToken(token, spec, failure)
       if (!shouldRetry(failure, mode, attemptNumber, policy)) {
         this.#log.debug('api call failed', {
@@ -181,6 +184,21 @@ export class Transport {
         throw cancelled(spec.operation, error)
       })
     }
+  }
+
+  #observe(
+    spec: RequestSpec,
+    answer: Response | undefined,
+    failure: ApiError | null,
+    started: number,
+  ): void {
+    this.#options.observers?.tell({
+      operation: spec.operation,
+      status: answer?.status ?? null,
+      kind: failure?.kind ?? null,
+      durationMs: performance.now() - started,
+      serverDate: serverDateOf(answer?.headers),
+    })
   }
 
   #url(spec: RequestSpec): URL {

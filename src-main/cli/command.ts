@@ -1,6 +1,7 @@
 import type { parseArgs, ParseArgsConfig } from 'node:util'
 import type { Services } from '../services/index.ts'
 import type { CliIo } from './cli-io.ts'
+import type { ExitCode } from './exit-codes.ts'
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>
 
@@ -18,6 +19,8 @@ export interface CommandContext {
 export interface CommandOutput<T = unknown> {
   document: T
   human: (document: T) => string
+  /** The process's exit code when the command ran but did not fully succeed (default 0). */
+  exitCode?: ExitCode
 }
 
 export interface Command {

@@ -17,6 +17,9 @@ const globalOptions: OptionSpec = {
   version: { type: 'boolean', short: 'V' },
   json: { type: 'boolean' },
   'data-dir': { type: 'string' },
+  connection: { type: 'string' },
+  'base-url': { type: 'string' },
+  'token-env': { type: 'string' },
 }
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
@@ -76,7 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     io.stdout(
       json ? `${JSON.stringify(output.document, null, 2)}\n` : output.human(output.document),
     )
-    return exitCodes.ok
+    return output.exitCode ?? exitCodes.ok
   } catch (error) {
     const value = toErrorValue(error)
     io.stderr(`vault-desk ${command.name}: ${value.message}\n`)
@@ -110,6 +113,10 @@ function commandHelp(command: Command): string {
 const globalHelp = `Options for every command:
   --json            print one JSON document on stdout (progress still goes to stderr)
   --data-dir DIR    the data directory (default: VAULT_DESK_DATA_DIR, else the OS convention)
+  --connection NAME use this saved connection
+  --base-url URL --token-env VAR
+                    use this server with the token in environment variable VAR, saving nothing
+                    (tokens are never taken as arguments)
   -h, --help        show help
   -V, --version     show the version
 

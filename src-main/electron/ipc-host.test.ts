@@ -18,7 +18,7 @@ import {
 vi.mock('electron', async () => (await import('./test-support/fake-electron.ts')).fakeElectron)
 
 const appUrl = 'vault-desk://app/'
-const handlers: RequestHandlers = {
+const handlers: Pick<RequestHandlers, 'app.info' | 'app.status' | 'connections.list'> = {
   'app.info': () => ({
     name: 'Vault Desk',
     version: '0.1.0',
@@ -42,7 +42,7 @@ beforeEach(async () => {
   window = opened
   events = new EventBus()
   host = startIpcHost({
-    dispatch: createDispatcher(handlers, silentLogger),
+    dispatch: createDispatcher(handlers as RequestHandlers, silentLogger),
     events,
     window: () => window as unknown as BrowserWindow | undefined,
     isAppUrl: resolveRendererLocation({ isPackaged: true, devServerUrl: undefined }).isAppUrl,

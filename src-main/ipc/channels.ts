@@ -5,8 +5,21 @@
  */
 import { appChannels } from './app/channels.ts'
 import { connectionChannels } from './connections/channels.ts'
+import { demoChannels } from './demo/channels.ts'
+import { outboxChannels } from './outbox/channels.ts'
+import { recordChannels } from './records/channels.ts'
+import { syncChannels } from './sync/channels.ts'
+import { vaultChannels } from './vaults/channels.ts'
 
-export const requestChannels = [...appChannels, ...connectionChannels] as const
+export const requestChannels = [
+  ...appChannels,
+  ...connectionChannels,
+  ...demoChannels,
+  ...vaultChannels,
+  ...recordChannels,
+  ...syncChannels,
+  ...outboxChannels,
+] as const
 
 export type RequestChannel = (typeof requestChannels)[number]
 

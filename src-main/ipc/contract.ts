@@ -9,14 +9,32 @@ import type { Result } from '../shared/result.ts'
 import { appSchemas, type AppResults } from './app/contract.ts'
 import type { RequestChannel } from './channels.ts'
 import { connectionSchemas, type ConnectionResults } from './connections/contract.ts'
+import { demoSchemas, type DemoResults } from './demo/contract.ts'
+import { outboxSchemas, type OutboxResults } from './outbox/contract.ts'
+import { recordSchemas, type RecordResults } from './records/contract.ts'
+import { syncSchemas, type SyncResults } from './sync/contract.ts'
+import { vaultSchemas, type VaultResults } from './vaults/contract.ts'
 
 /** Each domain's schemas (`<domain>/contract.ts`), merged. */
 export const requestSchemas = {
   ...appSchemas,
   ...connectionSchemas,
+  ...demoSchemas,
+  ...vaultSchemas,
+  ...recordSchemas,
+  ...syncSchemas,
+  ...outboxSchemas,
 } satisfies Record<RequestChannel, z.ZodType>
 
-export interface RequestResults extends AppResults, ConnectionResults {}
+export interface RequestResults
+  extends
+    AppResults,
+    ConnectionResults,
+    DemoResults,
+    VaultResults,
+    RecordResults,
+    SyncResults,
+    OutboxResults {}
 
 /** Fails to compile when the results and the channel list disagree. */
 export type EveryResultTyped = AssertNever<
@@ -46,3 +64,19 @@ export type { RequestChannel } from './channels.ts'
 export type { AppEventName } from '../shared/events.ts'
 export type { Result } from '../shared/result.ts'
 export type { ErrorValue, ErrorCode } from '../shared/app-error.ts'
+export type { ConnectionSummary } from '../shared/connection.ts'
+export type { ConnectionStatus, TokenPlace } from '../shared/connection-status.ts'
+export type { ConnectionSyncState, SyncOutcome, SyncProgress } from '../shared/sync-status.ts'
+export type { AddedConnection, RemovedConnection } from './connections/contract.ts'
+export type { CachedVault } from './vaults/contract.ts'
+export type {
+  CachedRecord,
+  CachedRecordPage,
+  LinkedCachedRecord,
+  RecordKindInfo,
+  RecordSearchHit,
+  RecordSearchResult,
+} from './records/contract.ts'
+export type { SyncSettings } from './sync/contract.ts'
+export type { OutboxItemView, PendingRecord } from './outbox/contract.ts'
+export type { OutboxChange } from '../shared/events.ts'

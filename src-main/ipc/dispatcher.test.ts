@@ -4,6 +4,7 @@ import { initialAppStatus } from '../shared/app-status.ts'
 import { silentLogger } from '../shared/logger.ts'
 import { createDispatcher, type RequestHandlers } from './dispatcher.ts'
 
+/** The channels these tests call; the dispatcher never reaches the others. */
 function handlers(overrides: Partial<RequestHandlers> = {}): RequestHandlers {
   return {
     'app.info': () => ({
@@ -17,7 +18,7 @@ function handlers(overrides: Partial<RequestHandlers> = {}): RequestHandlers {
     'app.status': () => initialAppStatus,
     'connections.list': () => [],
     ...overrides,
-  }
+  } as RequestHandlers
 }
 
 describe('createDispatcher', () => {

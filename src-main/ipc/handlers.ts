@@ -1,6 +1,11 @@
 import type { Services } from '../services/index.ts'
 import { appHandlers } from './app/handlers.ts'
 import { connectionHandlers } from './connections/handlers.ts'
+import { demoHandlers } from './demo/handlers.ts'
+import { outboxHandlers } from './outbox/handlers.ts'
+import { recordHandlers } from './records/handlers.ts'
+import { syncHandlers } from './sync/handlers.ts'
+import { vaultHandlers } from './vaults/handlers.ts'
 import type { RequestHandlers } from './dispatcher.ts'
 
 /** Maps every channel of the contract to the service that answers it, domain by domain. */
@@ -8,5 +13,10 @@ export function createHandlers(services: Services): RequestHandlers {
   return {
     ...appHandlers(services),
     ...connectionHandlers(services),
+    ...demoHandlers(services),
+    ...vaultHandlers(services),
+    ...recordHandlers(services),
+    ...syncHandlers(services),
+    ...outboxHandlers(services),
   }
 }

@@ -30,4 +30,14 @@ describe('resolveConfig', () => {
     )
     expect(resolveConfig({ ...base, env }).logDir).toBe('/srv/vd/logs')
   })
+
+  it('reads the base URLs to offer from VAULT_DESK_BASE_URLS', () => {
+    const base = { host: 'cli', platform: 'linux', homeDir: '/home/ada' } as const
+    expect(resolveConfig(base).usualBaseUrls).toEqual([])
+    const env = { VAULT_DESK_BASE_URLS: ' https://a.example/api/v1, ,https://b.example/api/v1' }
+    expect(resolveConfig({ ...base, env }).usualBaseUrls).toEqual([
+      'https://a.example/api/v1',
+      'https://b.example/api/v1',
+    ])
+  })
 })

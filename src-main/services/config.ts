@@ -10,6 +10,11 @@ export interface Config {
   /** Caches, the outbox, queued attachments and logs live here. */
   dataDir: string
   logDir: string
+  /**
+   * Base URLs to offer when a person adds a connection: the hosts their organisation uses, set
+   * once by whoever installs Vault Desk (`VAULT_DESK_BASE_URLS`, comma-separated).
+   */
+  usualBaseUrls: string[]
 }
 
 export interface ConfigSources {
@@ -35,6 +40,10 @@ export function resolveConfig(sources: ConfigSources): Config {
     appVersion: packageJson.version,
     dataDir,
     logDir: path.join(dataDir, 'logs'),
+    usualBaseUrls: (env.VAULT_DESK_BASE_URLS ?? '')
+      .split(',')
+      .map((url) => url.trim())
+      .filter((url) => url !== ''),
   }
 }
 

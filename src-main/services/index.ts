@@ -5,16 +5,31 @@
 import path from 'node:path'
 import type Database from 'better-sqlite3'
 import fs from 'node:fs'
+import { ConnectionTokens } from '../secrets/connection-tokens.ts'
+import { KeychainTokenStore } from '../secrets/keychain-token-store.ts'
+import { SessionTokenStore } from '../secrets/session-token-store.ts'
 import { AppError } from '../shared/app-error.ts'
 import type { AppInfo } from '../shared/app-info.ts'
 import { EventBus } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
 import { Redactor } from '../shared/redactor.ts'
 import { openAppDatabase } from '../store/app-database.ts'
+import { ConnectionCaches } from '../store/connection-caches.ts'
+import { ConnectionRegistry } from '../store/connection-registry.ts'
 import { ConnectionsRepository } from '../store/connections-repository.ts'
+import { AppSettings } from './app-settings.ts'
+import { BrowseService } from './browse-service.ts'
 import { resolveConfig, type Config, type ConfigSources } from './config.ts'
+import type { ClientTuning } from './connection-runtime.ts'
+import { ConnectionRuntimes } from './connection-runtimes.ts'
+import { ConnectionsService } from './connections-service.ts'
+import { DemoVault } from './demo-vault.ts'
 import { FileLogger } from './file-logger.ts'
 import { StatusService } from './status-service.ts'
+import { SyncService, type PullTuning } from './sync-service.ts'
+import { createOutbox, type OutboxTuning } from './outbox-service.ts'
+import type { Outbox } from '../sync/outbox/outbox.ts'
+import type { ProbeBackoff } from '../sync/connectivity-monitor.ts'
 
 export interface Services {
   readonly config: Config
@@ -22,7 +37,16 @@ export interface Services {
   readonly redactor: Redactor
   readonly events: EventBus
   readonly status: StatusService
-  readonly connections: ConnectionsRepository
+  /** Saved connections: add, new token, remove (tokens never leave through it). */
+  readonly connections: ConnectionsService
+  /** The runtimes of connections (client, cache, connectivity), saved or headless. */
+  readonly runtimes: ConnectionRuntimes
+  readonly sync: SyncService
+  /** Vaults, records and search, from the caches. */
+  readonly browse: BrowseService
+  readonly demo: DemoVault
+  /** What the person did that the server does not have yet; sent in the background. */
+  readonly outbox: Outbox
   info(): AppInfo
   close(): Promise<void>
 }
@@ -30,6 +54,19 @@ export interface Services {
 export interface ServiceOptions extends ConfigSources {
   /** Receives every log line too (already redacted). */
   mirrorLog?: (line: string) => void
+  /**
+   * Keep connections in sync in the background (at start, every interval, on reconnect). True
+   * for the hosts that stay up; the CLI syncs only when told.
+   */
+  background?: boolean
+  /** Client settings (tests poll exports and back off faster). */
+  client?: ClientTuning
+  /** When a first pass reads an export, and how long a refused kind is left alone. */
+  pull?: PullTuning
+  /** Delays between probes of an API out of reach (default from 2 s growing to 5 min). */
+  probeBackoff?: ProbeBackoff
+  /** Outbox retry and polling delays (tests use short ones). */
+  outbox?: OutboxTuning
 }
 
 export function createServices(options: ServiceOptions): Services {
@@ -53,13 +90,93 @@ export function createServices(options: ServiceOptions): Services {
   }
   log.info('services started', { version: config.appVersion, dataDir: config.dataDir })
 
+  const status = new StatusService(events)
+  const settings = new AppSettings(db)
+  const tokens = new ConnectionTokens(
+    new KeychainTokenStore(redactor),
+    new SessionTokenStore(redactor),
+  )
+  const caches = new ConnectionCaches(config.dataDir)
+  const registry = new ConnectionRegistry(new ConnectionsRepository(db), tokens, caches)
+  const tuning = options.client ?? {}
+  const runtimes: ConnectionRuntimes = new ConnectionRuntimes({
+    registry,
+    caches,
+    events,
+    log: log.child({ component: 'connections' }),
+    redactor,
+    tuning,
+    ...(options.probeBackoff ? { probeBackoff: options.probeBackoff } : {}),
+    onReconnected: (connectionId) => {
+      sync.reconnected(connectionId)
+      outbox.reconnected(connectionId)
+    },
+    onTokenRefused: (runtime, message) => {
+      log.warn('the server refused a token', { connectionId: runtime.id })
+      sync.tokenRefused(runtime.id)
+      events.emit('connections.needsToken', {
+        connectionId: runtime.id,
+        name: runtime.name,
+        message,
+      })
+      events.emit('connections.changed', { connectionIds: [runtime.id] })
+    },
+  })
+  const outbox: Outbox = createOutbox({
+    dataDir: config.dataDir,
+    runtimes,
+    events,
+    status,
+    log: log.child({ component: 'outbox' }),
+    redactor,
+    client: tuning,
+    tuning: options.outbox ?? {},
+  })
+  const sync: SyncService = new SyncService({
+    runtimes,
+    registry,
+    settings,
+    events,
+    status,
+    log: log.child({ component: 'sync' }),
+    pull: options.pull ?? {},
+  })
+  const connections = new ConnectionsService({
+    usualBaseUrls: config.usualBaseUrls,
+    registry,
+    settings,
+    runtimes,
+    sync,
+    events,
+    log: log.child({ component: 'connections' }),
+    redactor,
+    tuning,
+    // Until the store's repository can: the demo vault's address changes at every start.
+    moveConnection: (connectionId, baseUrl) =>
+      db.prepare('UPDATE connections SET base_url = ? WHERE id = ?').run(baseUrl, connectionId),
+  })
+  const demo = new DemoVault({ dataDir: config.dataDir, connections, log })
+  events.on('connectivity.changed', () =>
+    status.update({ online: runtimes.opened().some((runtime) => runtime.monitor.state.online) }),
+  )
+  let closing: Promise<void> | undefined
+  if (options.background ?? config.host !== 'cli') {
+    sync.startScheduling()
+    outbox.start()
+  }
+
   return {
     config,
     log,
     redactor,
     events,
-    status: new StatusService(events),
-    connections: new ConnectionsRepository(db),
+    status,
+    connections,
+    runtimes,
+    sync,
+    browse: new BrowseService(runtimes),
+    demo,
+    outbox,
     info: () => ({
       name: config.appName,
       version: config.appVersion,
@@ -68,9 +185,17 @@ export function createServices(options: ServiceOptions): Services {
       dataDir: config.dataDir,
       logFile,
     }),
-    async close() {
-      db.close()
-      log.info('services stopped')
+    // Once: a host may close on several paths (window closed, quit, a failed start).
+    close() {
+      closing ??= (async () => {
+        await sync.close()
+        await demo.close()
+        await outbox.close()
+        runtimes.closeAll()
+        db.close()
+        log.info('services stopped')
+      })()
+      return closing
     },
   }
 }

@@ -1,10 +1,51 @@
 import type { AppStatus } from './app-status.ts'
+import type { ConnectionSyncState, SyncProgress } from './sync-status.ts'
 
 /** Every event main pushes to the UI, by name. */
 export interface AppEvents {
   'status.changed': AppStatus
   'connections.changed': { connectionIds: string[] }
   'storage.failed': { message: string; details: string }
+  /** A page of a sync was committed (at most a few per second per connection). */
+  'sync.progress': SyncProgress
+  /** A connection's sync started, finished or was scheduled. */
+  'sync.changed': ConnectionSyncState
+  /** Cached records of these kinds changed: lists showing them may refresh. */
+  'records.changed': { connectionId: string; vaultId: number; kinds: string[] }
+  /** The API of a connection answered again, or stopped answering. */
+  'connectivity.changed': {
+    connectionId: string
+    online: boolean
+    lastContactAt: string | null
+    /** When the next probe runs while offline (ISO), else null. */
+    nextProbeAt: string | null
+  }
+  /** The server refused a connection's token: its sync stopped; ask for a new one. */
+  'connections.needsToken': { connectionId: string; name: string; message: string }
+  /** A damaged cache (or one from a newer Vault Desk) was set aside and a fresh one started. */
+  'cache.rebuilt': {
+    connectionId: string
+    reason: 'damaged' | 'newer_schema'
+    details: string
+    movedTo: string
+  }
+  /** The outbox changed: items changed state, or uploads progressed (a few times a second). */
+  'outbox.changed': OutboxChange
+}
+
+/** Counts of the outbox by state, the items that changed, and the uploads under way. */
+export interface OutboxChange {
+  counts: {
+    queued: number
+    sending: number
+    needsAttention: number
+    conflict: number
+    uncertain: number
+    /** Every item not yet sent nor discarded: what the top bar shows. */
+    pending: number
+  }
+  itemIds: number[]
+  progress: { itemId: number; sentBytes: number; totalBytes: number }[]
 }
 
 export type AppEventName = keyof AppEvents
@@ -13,6 +54,13 @@ export const appEventNames = [
   'status.changed',
   'connections.changed',
   'storage.failed',
+  'sync.progress',
+  'sync.changed',
+  'records.changed',
+  'connectivity.changed',
+  'connections.needsToken',
+  'cache.rebuilt',
+  'outbox.changed',
 ] as const satisfies readonly AppEventName[]
 
 /** Fails to compile when an event of AppEvents is missing from appEventNames. */

@@ -42,8 +42,7 @@ export function openCacheDatabase(
   let db: Database.Database | undefined
   try {
     db = new Database(file)
-    configureConnection(db)
-    db.pragma(`cache_size = -${cacheSizeKiB}`)
+    configureCache(db)
     migrate(db, cacheMigrations, `The cache ${file}`)
     return { db, recovery }
   } catch (error) {
@@ -53,6 +52,12 @@ export function openCacheDatabase(
       cause: error,
     })
   }
+}
+
+/** The settings of every connection to a cache: the main thread's and the writer's. */
+export function configureCache(db: Database.Database): void {
+  configureConnection(db)
+  db.pragma(`cache_size = -${cacheSizeKiB}`)
 }
 
 /** Moves a cache that is not usable aside (the caller has closed it). */

@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3'
 import type { Migration } from './migrations.ts'
 
 /**
- * Step 1 of a connection's cache, frozen once released: a table per record kind, the project
- * links, the search index and the sync state. Every record table has the same frame:
+ * The layout of a connection's cache (step 2): a table per record kind, the project links, the
+ * search index and the sync state. Every record table has the same frame:
  *
  * - `row_id`: the local key. Declared INTEGER PRIMARY KEY so VACUUM never renumbers it, because
  *   the search index and the project links refer to it.
@@ -35,7 +35,7 @@ const recordTables: Record<string, RecordTable> = {
   users: { columns: 'email TEXT, role_name TEXT', indexes: [] },
   molecules: {
     columns:
-      'registration_type TEXT, owner TEXT, inchi_key TEXT, formula TEXT, molecular_weight REAL',
+      'registration_type TEXT, owner TEXT, inchi_key TEXT, formula TEXT, molecular_weight REAL, log_p REAL',
     indexes: ['modified_at'],
   },
   batches: {
@@ -54,7 +54,7 @@ const recordTables: Record<string, RecordTable> = {
   },
   readout_rows: {
     columns:
-      'protocol_id INTEGER, run_id INTEGER, molecule_id INTEGER, batch_id INTEGER, plate_id INTEGER, row_type TEXT, control_state TEXT, well TEXT, has_modifier INTEGER NOT NULL DEFAULT 0, has_outlier INTEGER NOT NULL DEFAULT 0, has_note INTEGER NOT NULL DEFAULT 0',
+      'protocol_id INTEGER, run_id INTEGER, run_date TEXT, molecule_id INTEGER, batch_id INTEGER, plate_id INTEGER, row_type TEXT, control_state TEXT, well TEXT, has_modifier INTEGER NOT NULL DEFAULT 0, has_outlier INTEGER NOT NULL DEFAULT 0, has_note INTEGER NOT NULL DEFAULT 0',
     indexes: ['protocol_id', 'run_id', 'molecule_id', 'batch_id', 'plate_id'],
     unnamed: true,
   },
@@ -121,7 +121,21 @@ function createRecordTable(
   ].join('\n')
 }
 
+/** What the first layout (step 1) created; step 2 replaces it whole. */
+const firstLayout = [
+  ...Object.keys(recordTables),
+  'record_projects',
+  'search_index',
+  'sync_cursors',
+  'vault_syncs',
+]
+
+/**
+ * Step 2: the current layout. A cache of the first layout is emptied, and the next sync pulls
+ * everything again (a cache is a copy; the outbox keeps queued work elsewhere).
+ */
 const createRecordsAndSearch: Migration = (db: Database.Database) => {
+  for (const table of firstLayout) db.exec(`DROP TABLE IF EXISTS ${table}`)
   for (const [table, spec] of Object.entries(recordTables)) db.exec(createRecordTable(table, spec))
   db.exec(`
     -- Which projects a record belongs to (molecules, batches, protocols, plates... have several).
@@ -165,7 +179,9 @@ const createRecordsAndSearch: Migration = (db: Database.Database) => {
 }
 
 /**
- * The steps of the cache schema, in order. The structure index (fingerprints, owned by the
- * chemistry code in structure-index-repository.ts) is added here as the next step when it lands.
+ * The steps of the cache schema, in order. Step 1 made the first layout, which step 2 replaces
+ * whole (sort columns for log P and run dates), so a fresh cache skips it. The structure index
+ * (fingerprints, owned by the chemistry code in structure-index-repository.ts) is added here as
+ * the next step when it lands.
  */
-export const cacheMigrations: readonly Migration[] = [createRecordsAndSearch]
+export const cacheMigrations: readonly Migration[] = [() => {}, createRecordsAndSearch]

@@ -187,9 +187,10 @@ const specs: Record<RecordKindName, KindSpec & { code: number }> = {
       column('inchi_key', text('inchi_key')),
       column('formula', text('formula')),
       column('molecular_weight', number('molecular_weight')),
+      column('log_p', number('log_p')),
     ],
     projectsOf: projectList,
-    sortable: ['owner', 'molecular_weight', 'registration_type', 'formula'],
+    sortable: ['owner', 'molecular_weight', 'log_p', 'registration_type', 'formula'],
     filterable: ['registration_type', 'owner', 'inchi_key', 'formula'],
     // A molecule's document also holds its batches' identifiers and field values: batches are
     // found through their molecule, which saves a document per batch.
@@ -271,6 +272,9 @@ const specs: Record<RecordKindName, KindSpec & { code: number }> = {
     columns: [
       column('protocol_id', link('protocol', 'protocol_id')),
       column('run_id', link('run', 'run_id')),
+      column('run_date', (record) =>
+        isObject(record.run) ? toText(record.run.run_date) : toText(record.run_date),
+      ),
       column('molecule_id', link('molecule', 'molecule_id')),
       column('batch_id', link('batch', 'batch_id')),
       column('plate_id', link('plate', 'plate_id')),
@@ -289,7 +293,7 @@ const specs: Record<RecordKindName, KindSpec & { code: number }> = {
         anyCellHas(record.readouts, (cell) => typeof cell.note === 'string' && cell.note !== ''),
       ),
     ],
-    sortable: ['row_type', 'well', 'control_state'],
+    sortable: ['row_type', 'well', 'control_state', 'run_date'],
     filterable: [
       'protocol_id',
       'run_id',

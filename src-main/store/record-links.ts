@@ -69,8 +69,11 @@ export class RecordLinks {
       }
       case 'batches': {
         const readoutRows = q.where(kinds.readoutRows, vaultId, 'batch_id', [id], manyLimit)
+        // A batch that came inside its molecule has no `molecule` member; its row knows it.
+        const moleculeId =
+          toLinkId(record.molecule) ?? q.column(kinds.batches, vaultId, id, 'molecule_id')
         return {
-          molecules: q.where(kinds.molecules, vaultId, 'id', [toLinkId(record.molecule)]),
+          molecules: q.where(kinds.molecules, vaultId, 'id', [moleculeId]),
           readout_rows: readoutRows,
           ...this.#runsAndProtocols(vaultId, readoutRows),
           inventory_samples: q.where(kinds.samples, vaultId, 'batch_id', [id]),

@@ -145,6 +145,15 @@ export class RecordQueries {
     return json === undefined ? null : parseRecord(json)
   }
 
+  /** One column of a record's row (a link the record's JSON may not carry). */
+  column(kind: RecordKind, vaultId: number, id: number, column: string): SqlValue {
+    const value = this.#db
+      .prepare(`SELECT ${column} FROM ${kind.table} WHERE vault_id = ? AND id = ?`)
+      .pluck()
+      .get(vaultId, id) as SqlValue | undefined
+    return value ?? null
+  }
+
   /** Records of a kind whose column holds one of the values (links between records). */
   where(
     kind: RecordKind,

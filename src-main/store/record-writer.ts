@@ -1,6 +1,12 @@
 import type Database from 'better-sqlite3'
 import { AppError } from '../shared/app-error.ts'
-import { createdAtOf, modifiedAtOf, recordKind, type RecordKind } from './record-kinds.ts'
+import {
+  createdAtOf,
+  modifiedAtOf,
+  recordKind,
+  recordKinds,
+  type RecordKind,
+} from './record-kinds.ts'
 import { isObject, toId, type JsonObject, type SqlValue } from './record-values.ts'
 import { searchColumns, searchRowid } from './search-text.ts'
 
@@ -15,10 +21,20 @@ export interface WrittenPage {
   rejected: RejectedRecord[]
 }
 
+/** A record of a page as it came: parsed, with the JSON text it was parsed from when known. */
+export interface PageRecord {
+  record: unknown
+  /** Stored as the record's JSON instead of serializing the record again. */
+  json?: string
+}
+
 interface KindStatements {
   existing: Database.Statement<[number, string], { id: number; row_id: number }>
-  insert: Database.Statement<SqlValue[]>
-  update: Database.Statement<SqlValue[]>
+  lastRowId: Database.Statement<[], number | null>
+  insert: Batched
+  /** better-sqlite3 binds an array argument as the statement's parameters, in order. */
+  update: Database.Statement<[SqlValue[]]>
+  keptMembers: Database.Statement<[{ rowId: number; members: string }], string | null>
 }
 
 interface PreparedRecord {
@@ -34,32 +50,50 @@ interface NestedIn {
   position: number
 }
 
+/** A prepared record to index once it has its row. */
+interface Placed {
+  rowId: number
+  id: number
+  record: JsonObject
+}
+
+/**
+ * Rows per multi-row INSERT. Each statement run costs a crossing into SQLite and a parse of its
+ * arguments; 32 rows a run take about a sixth off writing small rows one by one.
+ */
+const rowsPerInsert = 32
+
 const batches = recordKind('batches')
 
 /**
- * Writes pages of server records into the cache: per record one prepared INSERT or UPDATE (which
- * of the two is known from one lookup per page), its search document and its project links. A
- * molecule's batches are written from the same page without serializing them again. Callers run
- * it inside a transaction.
+ * Writes pages of server records into the cache. New records are inserted many rows per statement
+ * with row ids chosen here (one lookup per page finds which records are new), and so are their
+ * search documents and project links; replaced records are updated one by one and their old
+ * search document and links dropped. A molecule's batches are written from the same page without
+ * serializing them again. Callers run it inside an immediate transaction.
  */
 export class RecordWriter {
   readonly #db: Database.Database
   readonly #statements = new Map<string, KindStatements>()
-  readonly #searchInsert: Database.Statement<SqlValue[]>
+  readonly #searchInsert: Batched
   readonly #searchDelete: Database.Statement<[number]>
-  readonly #projectInsert: Database.Statement<[number, number, number]>
+  readonly #projectInsert: Batched
   readonly #projectDelete: Database.Statement<[number, number]>
   readonly #vanishedBatches: Database.Statement<[number, number, string], number>
   readonly #batchesOfMolecules: Database.Statement<[number, string], number>
 
   constructor(db: Database.Database) {
     this.#db = db
-    this.#searchInsert = db.prepare(
-      'INSERT INTO search_index (rowid, name, identifiers, synonyms, content, scope) VALUES (?, ?, ?, ?, ?, ?)',
+    this.#searchInsert = new Batched(
+      db,
+      'INSERT INTO search_index (rowid, name, identifiers, synonyms, content, scope) VALUES',
+      6,
     )
     this.#searchDelete = db.prepare('DELETE FROM search_index WHERE rowid = ?')
-    this.#projectInsert = db.prepare(
-      'INSERT OR IGNORE INTO record_projects (kind_code, row_id, project_id) VALUES (?, ?, ?)',
+    this.#projectInsert = new Batched(
+      db,
+      'INSERT OR IGNORE INTO record_projects (kind_code, row_id, project_id) VALUES',
+      3,
     )
     this.#projectDelete = db.prepare(
       'DELETE FROM record_projects WHERE kind_code = ? AND row_id = ?',
@@ -78,31 +112,39 @@ export class RecordWriter {
       .pluck()
   }
 
+  /**
+   * `keep`: members a record that lacks them takes over from the record it replaces (the plate
+   * statistics of a run, which only the single-run answer carries, when a list page replaces it).
+   */
   write(
     kind: RecordKind,
     vaultId: number,
-    records: readonly unknown[],
+    records: readonly PageRecord[],
     parentId: number | null,
+    keep: readonly string[] = [],
   ): WrittenPage {
     const rejected: RejectedRecord[] = []
     const prepared: PreparedRecord[] = []
-    records.forEach((record, index) => {
-      const result = prepareRecord(kind, vaultId, record, index, parentId, null)
+    records.forEach(({ record, json }, index) => {
+      const result = prepareRecord(kind, vaultId, record, index, parentId, null, json)
       if ('reason' in result) rejected.push(result)
       else prepared.push(result)
     })
-    const replaced = this.#upsert(kind, vaultId, prepared)
+    const replaced = this.#upsert(kind, vaultId, prepared, keep)
     if (kind.name === 'molecules') this.#writeBatchesOf(vaultId, prepared, replaced, rejected)
     return { stored: prepared.length, rejected }
   }
 
-  /** Deletes the records of a kind (under one parent, when given) whose ids are not listed. */
+  /**
+   * Deletes the records of a kind (under one parent, when given) whose ids are not listed.
+   * Answers the ids deleted.
+   */
   retainOnly(
     kind: RecordKind,
     vaultId: number,
     ids: readonly unknown[],
     parentId: number | null,
-  ): number {
+  ): number[] {
     const keep = ids.map((id, index) => {
       const value = toId(id)
       if (value === null) {
@@ -121,40 +163,87 @@ export class RecordWriter {
            AND id NOT IN (SELECT value FROM json_each(@keep)) RETURNING row_id, id`,
       )
       .all({ vaultId, parentId, keep: JSON.stringify(keep) }) as { row_id: number; id: number }[]
+    const deletedIds = rows.map((row) => row.id)
     this.#forget(
       kind,
       rows.map((row) => row.row_id),
     )
-    if (kind.name === 'molecules' && rows.length > 0) {
-      const moleculeIds = JSON.stringify(rows.map((row) => row.id))
-      this.#forget(batches, this.#batchesOfMolecules.all(vaultId, moleculeIds))
+    if (kind.name === 'molecules' && deletedIds.length > 0) {
+      this.#forget(batches, this.#batchesOfMolecules.all(vaultId, JSON.stringify(deletedIds)))
     }
-    return rows.length
+    return deletedIds
+  }
+
+  /** Deletes every record of a vault, of every kind, with its search documents and links. */
+  dropVault(vaultId: number): number {
+    let deleted = 0
+    for (const kind of recordKinds.values()) {
+      const rowIds = this.#db
+        .prepare<[number], number>(`DELETE FROM ${kind.table} WHERE vault_id = ? RETURNING row_id`)
+        .pluck()
+        .all(vaultId)
+      this.#forget(kind, rowIds)
+      deleted += rowIds.length
+    }
+    return deleted
   }
 
   /** Returns, for every record in order, whether it replaced one already cached. */
-  #upsert(kind: RecordKind, vaultId: number, prepared: readonly PreparedRecord[]): boolean[] {
+  #upsert(
+    kind: RecordKind,
+    vaultId: number,
+    prepared: readonly PreparedRecord[],
+    keep: readonly string[],
+  ): boolean[] {
+    if (prepared.length === 0) return []
     const statements = this.#statementsFor(kind)
     const existing = new Map<number, number>()
-    if (prepared.length > 0) {
-      const ids = JSON.stringify(prepared.map((item) => item.id))
-      for (const row of statements.existing.all(vaultId, ids)) existing.set(row.id, row.row_id)
-    }
-    const replaced: boolean[] = []
-    for (const item of prepared) {
-      let rowId = existing.get(item.id)
-      replaced.push(rowId !== undefined)
+    const ids = JSON.stringify(prepared.map((item) => item.id))
+    for (const row of statements.existing.all(vaultId, ids)) existing.set(row.id, row.row_id)
+    const replaced = prepared.map((item) => existing.has(item.id))
+    // A record listed twice in a page is stored as its last occurrence says.
+    const last = new Map<number, PreparedRecord>()
+    for (const item of prepared) last.set(item.id, item)
+    let nextRowId = (statements.lastRowId.get() ?? 0) + 1
+    const inserted: SqlValue[][] = []
+    const placed: Placed[] = []
+    for (const item of last.values()) {
+      const rowId = existing.get(item.id)
       if (rowId === undefined) {
-        rowId = Number(statements.insert.run(vaultId, item.id, ...item.values).lastInsertRowid)
-        existing.set(item.id, rowId)
-      } else {
-        statements.update.run(...item.values, rowId)
-        this.#forget(kind, [rowId])
+        inserted.push([nextRowId, vaultId, item.id, ...item.values])
+        placed.push({ rowId: nextRowId++, id: item.id, record: item.record })
+        continue
       }
-      // A vault's own record is searched as part of that vault.
-      this.#index(kind, kind.name === 'vaults' ? item.id : vaultId, rowId, item.record)
+      if (keep.length > 0) this.#keepMembers(statements, rowId, item, keep)
+      statements.update.run([...item.values, rowId])
+      this.#forget(kind, [rowId])
+      placed.push({ rowId, id: item.id, record: item.record })
     }
+    statements.insert.run(inserted)
+    this.#index(kind, vaultId, placed)
     return replaced
+  }
+
+  #keepMembers(
+    statements: KindStatements,
+    rowId: number,
+    item: PreparedRecord,
+    keep: readonly string[],
+  ): void {
+    const missing = keep.filter((member) => !(member in item.record))
+    if (missing.length === 0) return
+    const kept = statements.keptMembers.get({
+      rowId,
+      members: JSON.stringify(missing.map(jsonPath)),
+    })
+    if (!kept) return
+    const members = JSON.parse(kept) as unknown[]
+    const record: JsonObject = { ...item.record }
+    missing.forEach((member, index) => {
+      if (members[index] !== null) record[member] = members[index]
+    })
+    item.record = record
+    item.values[item.values.length - 1] = JSON.stringify(record)
   }
 
   #writeBatchesOf(
@@ -164,7 +253,9 @@ export class RecordWriter {
     rejected: RejectedRecord[],
   ): void {
     const prepared: PreparedRecord[] = []
+    const lastOccurrence = new Map(molecules.map((molecule, index) => [molecule.id, index]))
     molecules.forEach((molecule, index) => {
+      if (lastOccurrence.get(molecule.id) !== index) return
       const nested = Array.isArray(molecule.record.batches) ? molecule.record.batches : []
       const batchIds: number[] = []
       nested.forEach((batch, position) => {
@@ -182,18 +273,29 @@ export class RecordWriter {
         this.#forget(batches, vanished)
       }
     })
-    this.#upsert(batches, vaultId, prepared)
+    this.#upsert(batches, vaultId, prepared, [])
   }
 
-  #index(kind: RecordKind, vaultId: number, rowId: number, record: JsonObject): void {
-    if (kind.searchOf) {
-      const columns = searchColumns(kind.searchOf(record), vaultId)
-      this.#searchInsert.run(searchRowid(rowId, kind.code), ...columns)
+  #index(kind: RecordKind, vaultId: number, placed: readonly Placed[]): void {
+    const { searchOf, projectsOf } = kind
+    if (searchOf) {
+      // A vault's own record is searched as part of that vault.
+      const own = kind.name === 'vaults'
+      this.#searchInsert.run(
+        placed.map(({ rowId, id, record }) => [
+          searchRowid(rowId, kind.code),
+          ...searchColumns(searchOf(record), own ? id : vaultId),
+        ]),
+      )
     }
-    if (kind.projectsOf) {
-      for (const projectId of kind.projectsOf(record)) {
-        this.#projectInsert.run(kind.code, rowId, projectId)
+    if (projectsOf) {
+      const links: SqlValue[][] = []
+      for (const { rowId, record } of placed) {
+        for (const projectId of new Set(projectsOf(record))) {
+          links.push([kind.code, rowId, projectId])
+        }
       }
+      this.#projectInsert.run(links)
     }
   }
 
@@ -214,14 +316,24 @@ export class RecordWriter {
           `SELECT id, row_id FROM ${kind.table}
              WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))`,
         ),
-        insert: this.#db.prepare(
-          `INSERT INTO ${kind.table} (vault_id, id, ${columns.join(', ')})
-             VALUES (?, ?, ${columns.map(() => '?').join(', ')})`,
+        lastRowId: this.#db
+          .prepare<[], number | null>(`SELECT max(row_id) FROM ${kind.table}`)
+          .pluck(),
+        insert: new Batched(
+          this.#db,
+          `INSERT INTO ${kind.table} (row_id, vault_id, id, ${columns.join(', ')}) VALUES`,
+          columns.length + 3,
         ),
-        update: this.#db.prepare(
+        update: this.#db.prepare<[SqlValue[]]>(
           `UPDATE ${kind.table} SET ${columns.map((column) => `${column} = ?`).join(', ')}
              WHERE row_id = ?`,
         ),
+        keptMembers: this.#db
+          .prepare<[{ rowId: number; members: string }], string | null>(
+            `SELECT json_group_array(r.json -> member.value)
+               FROM ${kind.table} AS r, json_each(@members) AS member WHERE r.row_id = @rowId`,
+          )
+          .pluck(),
       }
       this.#statements.set(kind.name, statements)
     }
@@ -229,7 +341,29 @@ export class RecordWriter {
   }
 }
 
-/** The columns written for every kind after vault_id and id: common, the kind's own, json. */
+/** An INSERT of `width` values per row, run many rows at a time. */
+class Batched {
+  readonly #many: Database.Statement<[SqlValue[]]>
+  readonly #one: Database.Statement<[SqlValue[]]>
+
+  constructor(db: Database.Database, insertInto: string, width: number) {
+    const row = `(${Array.from({ length: width }, () => '?').join(', ')})`
+    this.#many = db.prepare<[SqlValue[]]>(
+      `${insertInto} ${Array.from({ length: rowsPerInsert }, () => row).join(', ')}`,
+    )
+    this.#one = db.prepare<[SqlValue[]]>(`${insertInto} ${row}`)
+  }
+
+  run(rows: readonly SqlValue[][]): void {
+    let start = 0
+    for (; start + rowsPerInsert <= rows.length; start += rowsPerInsert) {
+      this.#many.run(rows.slice(start, start + rowsPerInsert).flat())
+    }
+    for (; start < rows.length; start++) this.#one.run(rows[start]!)
+  }
+}
+
+/** The columns written for every kind after row_id, vault_id and id: common, own, json. */
 function valueColumns(kind: RecordKind): string[] {
   return [
     'name',
@@ -252,6 +386,7 @@ function prepareRecord(
   index: number,
   parentId: number | null,
   nestedIn: NestedIn | null,
+  json?: string,
 ): PreparedRecord | RejectedRecord {
   if (!isObject(record)) {
     return { index, reason: `record ${index} is not an object (${describe(record)})` }
@@ -271,9 +406,14 @@ function prepareRecord(
     values[batchPosition] = nestedIn.position
     values[batchJson] = null
   } else {
-    values.push(JSON.stringify(record))
+    values.push(json ?? JSON.stringify(record))
   }
   return { id, record, values }
+}
+
+/** A member name as a JSON path, quoted so that any name is taken literally. */
+function jsonPath(member: string): string {
+  return `$."${member.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
 }
 
 function describe(value: unknown): string {

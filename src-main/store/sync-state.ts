@@ -16,6 +16,8 @@ export class SyncState {
   readonly #clear: Database.Statement<[number, string, string]>
   readonly #recordSync: Database.Statement<[number, string]>
   readonly #lastSyncs: Database.Statement<[], { vault_id: number; last_sync_at: string }>
+  readonly #forgetCursors: Database.Statement<[number]>
+  readonly #forgetSync: Database.Statement<[number]>
 
   constructor(db: Database.Database) {
     this.#save = db.prepare(
@@ -35,6 +37,8 @@ export class SyncState {
          ON CONFLICT (vault_id) DO UPDATE SET last_sync_at = excluded.last_sync_at`,
     )
     this.#lastSyncs = db.prepare('SELECT vault_id, last_sync_at FROM vault_syncs ORDER BY vault_id')
+    this.#forgetCursors = db.prepare('DELETE FROM sync_cursors WHERE vault_id = ?')
+    this.#forgetSync = db.prepare('DELETE FROM vault_syncs WHERE vault_id = ?')
   }
 
   saveCursor(vaultId: number, kind: string, scope: string, cursor: unknown): void {
@@ -59,6 +63,12 @@ export class SyncState {
 
   recordSync(vaultId: number, at: string): void {
     this.#recordSync.run(vaultId, at)
+  }
+
+  /** Forgets where sync stood in a vault: its cursors and its last sync. */
+  forgetVault(vaultId: number): void {
+    this.#forgetCursors.run(vaultId)
+    this.#forgetSync.run(vaultId)
   }
 
   lastSyncs(): VaultSync[] {

@@ -1,52 +1,30 @@
 import type Database from 'better-sqlite3'
 import { AppError } from '../shared/app-error.ts'
 import { openCacheDatabase, type CacheRecovery } from './cache-database.ts'
+import { CacheWriter } from './cache-writer.ts'
+import { CacheWrites, type ApplyPageOptions, type AppliedPage } from './cache-writes.ts'
 import { RecordLinks, type LinkedRecord } from './record-links.ts'
-import { recordKind, vaultIdOf, type RecordKindName } from './record-kinds.ts'
+import { recordKind, vaultIdOf } from './record-kinds.ts'
 import { RecordQueries, type ListOptions, type RecordPage } from './record-queries.ts'
 import { toId, type JsonObject } from './record-values.ts'
-import { RecordWriter, type RejectedRecord } from './record-writer.ts'
 import { SearchIndex, type SearchOptions, type SearchResult } from './search-index.ts'
 import { SearchQueryPlanner } from './search-query.ts'
 import { SyncState, type VaultSync } from './sync-state.ts'
 
-export interface ApplyPageOptions {
-  /**
-   * Where sync stands after this page (any JSON value sync chooses), saved in the same
-   * transaction as the records: either both are committed or neither.
-   */
-  cursor?: unknown
-  /** Distinguishes cursors of sub-listings of a kind (one protocol's readout rows, say). */
-  scope?: string
-  /**
-   * For listings nested under a parent that the records may not name: the protocol of
-   * dose_response_calculations, the calculation of dose_response_series, the field of
-   * pick_list_values.
-   */
-  parentId?: number | string
-}
-
-export interface AppliedPage {
-  kind: RecordKindName
-  vaultId: number
-  /** Records written (inserted or replaced; a record seen again is replaced, never duplicated). */
-  stored: number
-  /** Records that could not be read, with the reason; the rest of the page is stored. */
-  rejected: RejectedRecord[]
-}
-
-/** Vaults themselves are kept under this vault id: every kind then has the same key. */
-export const connectionVaultId = 0
+export { connectionVaultId, type ApplyPageOptions, type AppliedPage } from './cache-writes.ts'
 
 /**
  * The cache of one connection: every record kind of every vault the person can reach, the search
- * index and the sync position. Sync writes through `applyPage`, `retainOnly` and `replaceVaults`;
- * the UI and the CLI read through `list`, `get`, `linked`, `search`, `counts` and `lastSyncs`.
+ * index and the sync position. Sync writes through `writer` (a worker thread commits its pages);
+ * single records (the outbox's answers from the server) are written here with `applyPage`. The UI
+ * and the CLI read through `list`, `get`, `linked`, `search`, `counts` and `lastSyncs`.
  */
 export class VaultCache {
   readonly file: string
+  /** Sync's writes, committed off the main thread; search sees them once committed. */
+  readonly writer: CacheWriter
   readonly #db: Database.Database
-  readonly #writer: RecordWriter
+  readonly #writes: CacheWrites
   readonly #state: SyncState
   readonly #planner: SearchQueryPlanner
   readonly #queries: RecordQueries
@@ -66,24 +44,29 @@ export class VaultCache {
   private constructor(file: string, db: Database.Database) {
     this.file = file
     this.#db = db
-    this.#writer = new RecordWriter(db)
+    this.#writes = new CacheWrites(db)
     this.#state = new SyncState(db)
     this.#planner = new SearchQueryPlanner(db)
     this.#queries = new RecordQueries(db, this.#planner)
     this.#links = new RecordLinks(this.#queries)
     this.#search = new SearchIndex(db, this.#planner)
-  }
-
-  /** Runs `work` in one transaction (nested calls become savepoints). */
-  transaction<T>(work: () => T): T {
-    return this.#db.transaction(work)()
+    this.writer = new CacheWriter(file, () => this.#planner.invalidate())
   }
 
   /**
-   * Stores one page of records of a kind as the API gave them, replacing records with the same
-   * id (so a page fetched twice, or the one-second overlap of an incremental sync, never
-   * duplicates anything), and saves the cursor in the same transaction. A molecule's nested
-   * batches are stored as batches too.
+   * Runs `work` in one immediate transaction (nested calls become savepoints). Immediate, because
+   * the writer's worker may commit between a read and a write of a deferred one.
+   */
+  transaction<T>(work: () => T): T {
+    return this.#db.transaction(work).immediate()
+  }
+
+  /**
+   * Stores a page of records of a kind as the API gave them, replacing records with the same
+   * id (so a record fetched twice never duplicates anything), and saves the cursor in the same
+   * transaction. A molecule's nested batches are stored as batches too. On the main thread: for
+   * a few records at a time; sync commits its pages through `writer`. Waits for a batch the
+   * writer is committing (one page at most).
    */
   applyPage(
     kindName: string,
@@ -91,20 +74,14 @@ export class VaultCache {
     records: readonly unknown[],
     options: ApplyPageOptions = {},
   ): AppliedPage {
-    const kind = recordKind(kindName)
-    const vault = kind.name === 'vaults' ? connectionVaultId : vaultIdOf(vaultId)
     if (!Array.isArray(records)) {
-      throw new AppError('validation', `A page of ${kind.name} must be an array of records.`)
+      throw new AppError(
+        'validation',
+        `A page of ${recordKind(kindName).name} must be an array of records.`,
+      )
     }
-    const parentId = this.#parentIdOf(kind.name, options.parentId)
-    const written = this.#write(() => {
-      const result = this.#writer.write(kind, vault, records, parentId)
-      if (options.cursor !== undefined) {
-        this.#state.saveCursor(vault, kind.name, options.scope ?? '', options.cursor)
-      }
-      return result
-    })
-    return { kind: kind.name, vaultId: vault, ...written }
+    const page = records.map((record) => ({ record }))
+    return this.#write(() => this.#writes.applyPage(kindName, vaultId, page, options))
   }
 
   /**
@@ -117,26 +94,16 @@ export class VaultCache {
     ids: readonly unknown[],
     options: { parentId?: number | string } = {},
   ): number {
-    const kind = recordKind(kindName)
-    const vault = kind.name === 'vaults' ? connectionVaultId : vaultIdOf(vaultId)
-    const parentId = this.#parentIdOf(kind.name, options.parentId)
-    return this.#write(() => this.#writer.retainOnly(kind, vault, ids, parentId))
+    return this.#write(() => this.#writes.retainOnly(kindName, vaultId, ids, options))
   }
 
-  /** Stores the vault list (GET /vaults) and forgets vaults no longer in it. */
+  /**
+   * Stores the vault list (GET /vaults) and forgets vaults no longer in it, with their records,
+   * cursors and last sync.
+   */
   replaceVaults(records: readonly unknown[]): AppliedPage {
-    return this.transaction(() => {
-      const applied = this.applyPage('vaults', connectionVaultId, records)
-      const ids = records.flatMap((record) =>
-        typeof record === 'object' && record !== null ? [(record as JsonObject).id] : [],
-      )
-      this.retainOnly(
-        'vaults',
-        connectionVaultId,
-        ids.filter((id) => toId(id) !== null),
-      )
-      return applied
-    })
+    const page = records.map((record) => ({ record }))
+    return this.#write(() => this.#writes.replaceVaults(page))
   }
 
   cursor(kindName: string, vaultId: number | string, scope = ''): unknown {
@@ -145,12 +112,12 @@ export class VaultCache {
 
   /** Forgets a cursor, so that the next sync of that kind starts from the beginning. */
   clearCursor(kindName: string, vaultId: number | string, scope = ''): void {
-    this.#state.clearCursor(vaultIdOf(vaultId), recordKind(kindName).name, scope)
+    this.#write(() => this.#writes.clearCursor(kindName, vaultId, scope))
   }
 
   /** Marks a vault as synced at `at` (an ISO timestamp; now by default). */
   recordSync(vaultId: number | string, at: string = new Date().toISOString()): void {
-    this.#state.recordSync(vaultIdOf(vaultId), at)
+    this.#write(() => this.#writes.recordSync(vaultId, at))
   }
 
   lastSyncs(): VaultSync[] {
@@ -170,6 +137,7 @@ export class VaultCache {
     return this.#links.get(kindName, vaultIdOf(vaultId), recordIdOf(id))
   }
 
+  /** Search as you type; records committed by the writer are found once their commit is told. */
   search(text: string, options: SearchOptions = {}): SearchResult {
     return this.#search.search(text, options)
   }
@@ -178,15 +146,9 @@ export class VaultCache {
     return this.#queries.counts()
   }
 
-  /**
-   * Merges the search index into one segment. Worth it after a large first sync: queries then
-   * read one posting list per term instead of one per segment.
-   */
-  optimizeSearch(): void {
-    this.#db.exec("INSERT INTO search_index (search_index) VALUES ('optimize')")
-  }
-
+  /** Stops the writer (a batch it was committing is rolled back) and closes the file. */
   close(): void {
+    this.writer.close()
     this.#db.close()
   }
 
@@ -196,20 +158,6 @@ export class VaultCache {
     } finally {
       this.#planner.invalidate()
     }
-  }
-
-  #parentIdOf(kind: RecordKindName, parentId: number | string | undefined): number | null {
-    if (parentId === undefined) return null
-    const id = toId(parentId)
-    if (id === null || !recordKind(kind).parentColumn) {
-      throw new AppError(
-        'invalid_argument',
-        id === null
-          ? `Not a parent id: ${JSON.stringify(parentId)}.`
-          : `${kind} are not listed under a parent; parentId does not apply.`,
-      )
-    }
-    return id
   }
 }
 

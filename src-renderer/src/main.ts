@@ -1,6 +1,7 @@
 import { mount } from 'svelte'
 import App from './App.svelte'
 import { hostBridge, type VaultDeskBridge } from './lib/bridge.ts'
+import { storageScopeMemory } from './lib/state/scope.svelte.ts'
 import { Session } from './lib/state/session.svelte.ts'
 import './styles/tokens.css'
 import './styles/base.css'
@@ -20,4 +21,8 @@ try {
   console.error(error)
 }
 
-if (bridge) mount(App, { target, props: { session: new Session(bridge) } })
+if (bridge)
+  mount(App, {
+    target,
+    props: { session: new Session(bridge, storageScopeMemory(window.localStorage)) },
+  })

@@ -11,13 +11,27 @@ declare global {
 }
 
 export type {
+  AddedConnection,
   AppEventName,
+  CachedRecord,
+  CachedRecordPage,
+  CachedVault,
+  ConnectionStatus,
+  ConnectionSummary,
+  ConnectionSyncState,
   ErrorValue,
   EventPayload,
+  LinkedCachedRecord,
+  RecordKindInfo,
+  RemovedConnection,
   RequestArgs,
   RequestChannel,
   RequestResult,
   Result,
+  SyncOutcome,
+  SyncProgress,
+  SyncSettings,
+  TokenPlace,
   VaultDeskBridge,
 } from '../../../src-main/ipc/contract.ts'
 

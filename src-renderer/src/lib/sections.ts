@@ -1,4 +1,5 @@
 import type { IconName } from '../components/icons.ts'
+import type { ListKind } from './records/browse-kinds.ts'
 
 export const sectionIds = [
   'molecules',
@@ -21,6 +22,8 @@ export interface Section {
   /** What an empty section says once a vault is connected. */
   emptyTitle: string
   emptyDetail: string
+  /** The record lists the section shows, as tabs; the first is its default. */
+  lists: readonly ListKind[]
 }
 
 const details: Record<SectionId, Omit<Section, 'id'>> = {
@@ -30,6 +33,7 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Registered structures and their properties.',
     emptyTitle: 'No molecules yet',
     emptyDetail: 'Molecules appear here once a vault has been synced to this computer.',
+    lists: ['molecules'],
   },
   batches: {
     label: 'Batches',
@@ -37,6 +41,7 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Physical batches of each molecule, with their fields.',
     emptyTitle: 'No batches yet',
     emptyDetail: 'Batches appear here once a vault has been synced to this computer.',
+    lists: ['batches'],
   },
   assays: {
     label: 'Assays',
@@ -44,6 +49,7 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Protocols, runs and their readouts.',
     emptyTitle: 'No assays yet',
     emptyDetail: 'Protocols and their runs appear here once a vault has been synced.',
+    lists: ['protocols', 'runs', 'readout_rows'],
   },
   plates: {
     label: 'Plates',
@@ -51,6 +57,7 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Plate layouts, wells and the batches in them.',
     emptyTitle: 'No plates yet',
     emptyDetail: 'Plates appear here once a vault has been synced to this computer.',
+    lists: ['plates'],
   },
   inventory: {
     label: 'Inventory',
@@ -58,6 +65,7 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Locations, samples and amounts on hand.',
     emptyTitle: 'No inventory yet',
     emptyDetail: 'Locations and samples appear here once a vault has been synced.',
+    lists: ['inventory_samples'],
   },
   notebook: {
     label: 'Notebook',
@@ -65,6 +73,7 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Electronic lab notebook entries.',
     emptyTitle: 'No notebook entries yet',
     emptyDetail: 'Entries appear here once a vault has been synced to this computer.',
+    lists: ['eln_entries'],
   },
   outbox: {
     label: 'Outbox',
@@ -73,6 +82,7 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     emptyTitle: 'Nothing waiting to be sent',
     emptyDetail:
       'Uploads, imports, notebook edits and corrections made offline wait here, safely on disk, until the vault answers again.',
+    lists: [],
   },
 }
 

@@ -9,7 +9,11 @@ import Database from 'better-sqlite3'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { createDispatcher } from '../../../src-main/ipc/dispatcher.ts'
 import { createHandlers } from '../../../src-main/ipc/handlers.ts'
-import { createServices, type Services } from '../../../src-main/services/index.ts'
+import {
+  createServices,
+  type ServiceOptions,
+  type Services,
+} from '../../../src-main/services/index.ts'
 import { startHarness, type Harness } from '../../../src-main/web/harness.ts'
 import { launchChromium, watchForProblems } from './chromium.ts'
 
@@ -29,21 +33,24 @@ export class AppUnderTest {
     this.dataDir = dataDir
   }
 
-  static async start(): Promise<AppUnderTest> {
+  /** `services` adds to the options of the real services (a test may tune how sync pulls). */
+  static async start(
+    services: Omit<ServiceOptions, 'host' | 'dataDir'> = {},
+  ): Promise<AppUnderTest> {
     if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
       throw new Error(`No built renderer in ${rendererDir}: run \`npm run build\` first.`)
     }
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-e2e-'))
-    const services = createServices({ host: 'web', dataDir })
+    const running = createServices({ ...services, host: 'web', dataDir })
     const harness = await startHarness({
-      dispatch: createDispatcher(createHandlers(services), services.log),
-      events: services.events,
+      dispatch: createDispatcher(createHandlers(running), running.log),
+      events: running.events,
       rendererDir,
-      log: services.log.child({ component: 'harness' }),
+      log: running.log.child({ component: 'harness' }),
     })
     const browser = await launchChromium()
     fs.mkdirSync(artifactsDir, { recursive: true })
-    return new AppUnderTest(services, harness, browser, dataDir)
+    return new AppUnderTest(running, harness, browser, dataDir)
   }
 
   /** A fresh page on `hash`, with its problems (console errors, CSP violations) collected. */
@@ -63,8 +70,9 @@ export class AppUnderTest {
   }
 
   /**
-   * Saves a connection as the connection service will, and tells the pages. Written straight to
-   * the app database because adding connections is not part of the contract yet.
+   * Saves a connection with no token, as a session-only connection is after a restart, and tells
+   * the pages. Written straight to the app database: adding one through the services needs a
+   * vault that accepts its token.
    */
   addConnection(connection: { id: string; name: string; baseUrl: string }): void {
     this.#withAppDatabase((db) =>

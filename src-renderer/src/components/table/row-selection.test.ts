@@ -52,3 +52,22 @@ describe('RowSelection', () => {
     expect(selected(selection)).toEqual(['d'])
   })
 })
+
+describe('RowSelection over rows not loaded yet', () => {
+  const sparse = ['a', null, 'c']
+  const sparseKeyAt = (position: number) => sparse[position] ?? null
+
+  it('selects only the loaded rows of a range and ignores the others', () => {
+    const selection = new RowSelection()
+    selection.selectOnly(0, sparseKeyAt)
+    selection.extendTo(2, sparseKeyAt)
+    expect(selected(selection)).toEqual(['a', 'c'])
+    selection.toggle(1, sparseKeyAt)
+    expect(selected(selection)).toEqual(['a', 'c'])
+    selection.selectOnly(1, sparseKeyAt)
+    expect(selection.size).toBe(0)
+    expect(selection.anchor).toBe(1)
+    selection.selectAll(3, sparseKeyAt)
+    expect(selected(selection)).toEqual(['a', 'c'])
+  })
+})

@@ -38,6 +38,11 @@ const sorted = (column: Column<Compound>, direction: 'ascending' | 'descending')
   [...sortOrder(compounds, column, direction)].map((index) => compounds[index]!.id)
 
 describe('sortOrder', () => {
+  it('puts rows that are not loaded yet last', () => {
+    const rows = [undefined, { id: 'VD-2', potency: 2 }, { id: 'VD-1', potency: 1 }]
+    expect([...sortOrder(rows, potency, 'descending')]).toEqual([1, 2, 0])
+  })
+
   it('sorts numbers numerically, keeping equal values in their own order', () => {
     expect(sorted(potency, 'ascending')).toEqual(['vd-2', 'VD-10', 'VD-1', 'VD-9'])
   })

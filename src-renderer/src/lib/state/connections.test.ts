@@ -1,37 +1,34 @@
 import { describe, expect, it } from 'vitest'
-import type { ConnectionSummary } from '../../../../src-main/shared/connection.ts'
-import type { Result } from '../bridge.ts'
-import { BridgeDouble, deferred, settle } from '../testing/bridge-double.ts'
+import type { ConnectionStatus, ConnectionSummary, Result } from '../bridge.ts'
+import { deferred, settle } from '../testing/bridge-double.ts'
+import { lab, labStatus, quietBridge } from '../testing/quiet-bridge.ts'
 import { ConnectionsState } from './connections.svelte.ts'
 
-const lab: ConnectionSummary = {
-  id: 'c1',
-  name: 'Lab vault',
-  baseUrl: 'https://vault.example.org',
-  createdAt: '2026-01-01T00:00:00Z',
-}
-
 describe('ConnectionsState', () => {
-  it('is not loaded until main answers, then lists the connections', async () => {
-    const bridge = new BridgeDouble().answer('connections.list', async () => ({
-      ok: true,
-      value: [lab],
-    }))
+  it('is not loaded until main answers, then lists the connections and their state', async () => {
+    const bridge = quietBridge()
+      .answer('connections.list', async () => ({ ok: true, value: [lab] }))
+      .answer('connections.status', async () => ({ ok: true, value: [labStatus] }))
     const state = new ConnectionsState(bridge, () => {})
     expect(state.loaded).toBe(false)
     state.start()
     await settle()
     expect(state.loaded).toBe(true)
     expect(state.list).toEqual([lab])
+    expect(state.statuses.c1?.tokenPlace).toBe('keychain')
+    expect(state.byId('c1')).toEqual(lab)
+    expect(state.tokenRequests).toEqual([])
   })
 
-  it('reads the list again when main says it changed', async () => {
+  it('reads the list again when main says it changed, and tells its followers', async () => {
     let answer: ConnectionSummary[] = []
-    const bridge = new BridgeDouble().answer('connections.list', async () => ({
+    const bridge = quietBridge().answer('connections.list', async () => ({
       ok: true,
       value: answer,
     }))
     const state = new ConnectionsState(bridge, () => {})
+    let followed = 0
+    state.onChange(() => followed++)
     state.start()
     await settle()
     expect(state.list).toEqual([])
@@ -39,7 +36,7 @@ describe('ConnectionsState', () => {
     bridge.emit('connections.changed', { connectionIds: ['c1'] })
     await settle()
     expect(state.list).toEqual([lab])
-    expect(bridge.calls).toHaveLength(2)
+    expect(followed).toBe(2)
   })
 
   it('keeps the answer to the latest request when answers arrive out of order', async () => {
@@ -48,7 +45,7 @@ describe('ConnectionsState', () => {
       deferred<Result<ConnectionSummary[]>>(),
     ]
     let asked = 0
-    const bridge = new BridgeDouble().answer('connections.list', () => answers[asked++]!.promise)
+    const bridge = quietBridge().answer('connections.list', () => answers[asked++]!.promise)
     const state = new ConnectionsState(bridge, () => {})
     const first = state.refresh()
     const second = state.refresh()
@@ -62,7 +59,7 @@ describe('ConnectionsState', () => {
   it('reports a failed read and keeps what it had', async () => {
     const errors: string[] = []
     let fail = false
-    const bridge = new BridgeDouble().answer('connections.list', async () =>
+    const bridge = quietBridge().answer('connections.list', async () =>
       fail
         ? { ok: false, error: { code: 'storage', message: 'disk is full' } }
         : { ok: true, value: [lab] },
@@ -73,5 +70,75 @@ describe('ConnectionsState', () => {
     await state.refresh()
     expect(state.list).toEqual([lab])
     expect(errors).toEqual(['Could not read the connections: disk is full'])
+  })
+
+  it('follows connectivity and asks for a token the vault refused', async () => {
+    let status: ConnectionStatus = labStatus
+    const bridge = quietBridge()
+      .answer('connections.list', async () => ({ ok: true, value: [lab] }))
+      .answer('connections.status', async () => ({ ok: true, value: [status] }))
+    const state = new ConnectionsState(bridge, () => {})
+    state.start()
+    await settle()
+
+    bridge.emit('connectivity.changed', {
+      connectionId: 'c1',
+      online: false,
+      lastContactAt: '2026-01-02T00:00:00Z',
+      nextProbeAt: null,
+    })
+    expect(state.statuses.c1).toMatchObject({
+      online: false,
+      lastContactAt: '2026-01-02T00:00:00Z',
+    })
+
+    status = { ...labStatus, needsNewToken: true }
+    bridge.emit('connections.needsToken', {
+      connectionId: 'c1',
+      name: 'Lab vault',
+      message: 'The key is not authorized for access to the vault.',
+    })
+    await settle()
+    expect(state.tokenRequests).toEqual([
+      {
+        connection: lab,
+        reason: 'refused',
+        message: 'The key is not authorized for access to the vault.',
+      },
+    ])
+
+    status = { ...labStatus, tokenPlace: null }
+    await state.refresh()
+    expect(state.tokenRequests).toEqual([{ connection: lab, reason: 'forgotten', message: null }])
+  })
+
+  it('reads the list again after a change it made, and passes refusals back', async () => {
+    const bridge = quietBridge()
+      .answer('connections.add', async () => ({
+        ok: false,
+        error: { code: 'authentication', message: 'The vault refused this token.' },
+      }))
+      .answer('connections.remove', async () => ({
+        ok: true,
+        value: { connectionId: 'c1', deletedFiles: [] },
+      }))
+    const state = new ConnectionsState(bridge, () => {})
+    const added = await state.add({ name: 'Lab', baseUrl: lab.baseUrl, token: 'secret' }, false)
+    expect(added.ok).toBe(false)
+    const removed = await state.remove('c1', true)
+    expect(removed.ok).toBe(true)
+    expect(bridge.calls.map((call) => call.channel)).toEqual([
+      'connections.add',
+      'connections.remove',
+      'connections.list',
+      'connections.status',
+    ])
+    expect(bridge.calls[0]?.args).toEqual({
+      name: 'Lab',
+      baseUrl: lab.baseUrl,
+      token: 'secret',
+      sessionOnly: false,
+    })
+    expect(bridge.calls[1]?.args).toEqual({ connectionId: 'c1', deleteCache: true })
   })
 })

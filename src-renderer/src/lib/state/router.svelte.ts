@@ -1,21 +1,63 @@
-import { isSectionId, type SectionId } from '../sections.ts'
+import {
+  browseKind,
+  browseKindOfSlug,
+  isListKind,
+  listHref,
+  type BrowseKind,
+  type ListKind,
+} from '../records/browse-kinds.ts'
+import { isSectionId, sectionById, type SectionId } from '../sections.ts'
 
 export type Route =
-  { kind: 'section'; section: SectionId } | { kind: 'gallery' } | { kind: 'unknown'; hash: string }
+  /** A section, showing one of its lists (none for the outbox). */
+  | { kind: 'section'; section: SectionId; list: ListKind | null }
+  | { kind: 'record'; record: BrowseKind; id: number }
+  | { kind: 'gallery' }
+  | { kind: 'unknown'; hash: string }
 
 export const defaultSection: SectionId = 'molecules'
 
-/** Routes live in the URL's hash (`#/batches`), which works the same from file:// and http://. */
+function sectionRoute(section: SectionId): Route {
+  return { kind: 'section', section, list: sectionById(section).lists[0] ?? null }
+}
+
+/**
+ * Routes live in the URL's hash, which works the same from file:// and http://: `#/batches` (a
+ * section), `#/runs` (one of a section's lists), `#/molecules/12` (one record).
+ */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '')
-  if (path === '') return { kind: 'section', section: defaultSection }
+  if (path === '') return sectionRoute(defaultSection)
   if (path === 'gallery') return { kind: 'gallery' }
-  if (isSectionId(path)) return { kind: 'section', section: path }
+  if (isSectionId(path)) return sectionRoute(path)
+  const [slug = '', id, ...rest] = path.split('/')
+  const kind = browseKindOfSlug(slug)
+  if (kind && id === undefined) {
+    const section = browseKind(kind).section
+    return isListKind(kind) && sectionById(section).lists.includes(kind)
+      ? { kind: 'section', section, list: kind }
+      : sectionRoute(section)
+  }
+  if (kind && rest.length === 0 && /^\d{1,15}$/.test(id ?? '')) {
+    return { kind: 'record', record: kind, id: Number(id) }
+  }
   return { kind: 'unknown', hash }
 }
 
 export function sectionHref(section: SectionId): string {
   return `#/${section}`
+}
+
+/** The address of one of a section's lists; its first list lives at the section's own address. */
+export function sectionListHref(section: SectionId, kind: BrowseKind): string {
+  return sectionById(section).lists[0] === kind ? sectionHref(section) : listHref(kind)
+}
+
+/** The section the sidebar marks as current for a route. */
+export function sectionOf(route: Route): SectionId | null {
+  if (route.kind === 'section') return route.section
+  if (route.kind === 'record') return browseKind(route.record).section
+  return null
 }
 
 /** The current route, following the address as the person navigates or goes back. */

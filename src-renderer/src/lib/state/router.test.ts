@@ -1,19 +1,79 @@
 import { describe, expect, it } from 'vitest'
-import { parseRoute, sectionHref } from './router.svelte.ts'
+import { recordHref } from '../records/browse-kinds.ts'
+import { parseRoute, sectionHref, sectionListHref, sectionOf } from './router.svelte.ts'
 
 describe('parseRoute', () => {
   it('opens molecules when there is no hash', () => {
-    expect(parseRoute('')).toEqual({ kind: 'section', section: 'molecules' })
-    expect(parseRoute('#/')).toEqual({ kind: 'section', section: 'molecules' })
+    const molecules = { kind: 'section', section: 'molecules', list: 'molecules' }
+    expect(parseRoute('')).toEqual(molecules)
+    expect(parseRoute('#/')).toEqual(molecules)
   })
 
-  it('reads sections and the component gallery', () => {
-    expect(parseRoute('#/outbox')).toEqual({ kind: 'section', section: 'outbox' })
-    expect(parseRoute(sectionHref('plates'))).toEqual({ kind: 'section', section: 'plates' })
+  it('reads sections with their first list, and the component gallery', () => {
+    expect(parseRoute('#/outbox')).toEqual({ kind: 'section', section: 'outbox', list: null })
+    expect(parseRoute(sectionHref('plates'))).toEqual({
+      kind: 'section',
+      section: 'plates',
+      list: 'plates',
+    })
+    expect(parseRoute('#/assays')).toEqual({
+      kind: 'section',
+      section: 'assays',
+      list: 'protocols',
+    })
     expect(parseRoute('#/gallery')).toEqual({ kind: 'gallery' })
+  })
+
+  it('reads the other lists of a section by their kind', () => {
+    expect(parseRoute('#/runs')).toEqual({ kind: 'section', section: 'assays', list: 'runs' })
+    expect(parseRoute('#/entries')).toEqual({
+      kind: 'section',
+      section: 'notebook',
+      list: 'eln_entries',
+    })
+    // Locations are browsed in the inventory's tree, not as a list of their own.
+    expect(parseRoute('#/locations')).toEqual({
+      kind: 'section',
+      section: 'inventory',
+      list: 'inventory_samples',
+    })
+  })
+
+  it('reads the address of one record', () => {
+    expect(parseRoute(recordHref('molecules', 12))).toEqual({
+      kind: 'record',
+      record: 'molecules',
+      id: 12,
+    })
+    expect(parseRoute('#/readout-rows/44')).toEqual({
+      kind: 'record',
+      record: 'readout_rows',
+      id: 44,
+    })
   })
 
   it('keeps an unknown address so the page can say what was not found', () => {
     expect(parseRoute('#/reactions')).toEqual({ kind: 'unknown', hash: '#/reactions' })
+    expect(parseRoute('#/molecules/twelve')).toEqual({
+      kind: 'unknown',
+      hash: '#/molecules/twelve',
+    })
+    expect(parseRoute('#/molecules/12/extra')).toEqual({
+      kind: 'unknown',
+      hash: '#/molecules/12/extra',
+    })
+  })
+})
+
+describe('section addresses', () => {
+  it('gives a section first list its own address and the others their kind', () => {
+    expect(sectionListHref('assays', 'protocols')).toBe('#/assays')
+    expect(sectionListHref('assays', 'runs')).toBe('#/runs')
+  })
+
+  it('marks the section a record belongs to', () => {
+    expect(sectionOf(parseRoute('#/runs/3'))).toBe('assays')
+    expect(sectionOf(parseRoute('#/samples/3'))).toBe('inventory')
+    expect(sectionOf(parseRoute('#/gallery'))).toBeNull()
   })
 })

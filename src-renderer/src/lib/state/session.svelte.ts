@@ -2,29 +2,67 @@ import type { AppInfo } from '../../../../src-main/shared/app-info.ts'
 import type { VaultDeskBridge } from '../bridge.ts'
 import { AppStatusState } from './app-status.svelte.ts'
 import { ConnectionsState } from './connections.svelte.ts'
+import { RecordKinds } from './record-kinds.svelte.ts'
+import { RecordLists } from './record-lists.svelte.ts'
 import { Router } from './router.svelte.ts'
+import { BrowseScope, type ScopeMemory } from './scope.svelte.ts'
+import { SyncActivity } from './sync.svelte.ts'
 import { Toasts } from './toasts.svelte.ts'
+
+/** A memory that forgets: for hosts (and tests) without local storage. */
+export const noScopeMemory: ScopeMemory = { read: () => null, write: () => {} }
 
 /** Everything the frame shows, built once per window around the host's bridge. */
 export class Session {
   readonly toasts = new Toasts()
   readonly router = new Router()
+  readonly bridge: VaultDeskBridge
   readonly status: AppStatusState
   readonly connections: ConnectionsState
+  readonly scope: BrowseScope
+  readonly sync: SyncActivity
+  readonly kinds: RecordKinds
+  readonly lists: RecordLists
   /** Null until main has said which version and host this is. */
   appInfo = $state<AppInfo | null>(null)
-  readonly #bridge: VaultDeskBridge
 
-  constructor(bridge: VaultDeskBridge) {
-    this.#bridge = bridge
+  constructor(bridge: VaultDeskBridge, memory: ScopeMemory = noScopeMemory) {
+    this.bridge = bridge
     const reportError = (message: string) => this.toasts.error(message)
     this.status = new AppStatusState(bridge, reportError)
     this.connections = new ConnectionsState(bridge, reportError)
+    this.scope = new BrowseScope(bridge, this.connections, reportError, memory)
+    this.sync = new SyncActivity(bridge, reportError)
+    this.kinds = new RecordKinds(bridge, reportError)
+    this.lists = new RecordLists(bridge, reportError)
   }
 
   start(target: Window): () => void {
-    const stops = [this.status.start(), this.connections.start(), this.router.start(target)]
-    void this.#bridge.invoke('app.info', {}).then((result) => {
+    const stops = [
+      this.status.start(),
+      this.scope.start(),
+      this.connections.start(),
+      this.connections.onChange(() =>
+        this.lists.retainConnections(this.connections.list.map(({ id }) => id)),
+      ),
+      this.sync.start(),
+      this.lists.start(),
+      this.router.start(target),
+      this.bridge.on('storage.failed', ({ message, details }) =>
+        this.toasts.error(message, details),
+      ),
+      this.bridge.on('cache.rebuilt', ({ connectionId, reason }) => {
+        const name = this.connections.byId(connectionId)?.name ?? 'a connection'
+        this.toasts.info(
+          `The local copy of ${name} is being rebuilt`,
+          reason === 'damaged'
+            ? 'It was damaged, so it was set aside and a full sync has started.'
+            : 'It was written by a newer Vault Desk, so a fresh copy is being synced.',
+        )
+      }),
+    ]
+    void this.kinds.load()
+    void this.bridge.invoke('app.info', {}).then((result) => {
       if (result.ok) this.appInfo = result.value
       else this.toasts.error(`Could not read the app's version: ${result.error.message}`)
     })

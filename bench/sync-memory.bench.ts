@@ -1,0 +1,70 @@
+/**
+ * Main-process memory after caching 250k molecules: the first sync of a 250k-molecule vault (an
+ * export, as a first sync reads it) into a fresh cache, then the resident set size and heap once
+ * the sync is over, against the same process before it, measured in the same run. The peak
+ * during the sync is sampled too.
+ *
+ * Environment: BENCH_MOLECULES (default 250000).
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { LimiterRegistry, VaultClient } from '../src-main/api/index.ts'
+import { silentLogger } from '../src-main/shared/logger.ts'
+import { VaultCache } from '../src-main/store/vault-cache.ts'
+import { pullConnection } from '../src-main/sync/connection-pull.ts'
+import { progress, report } from './report.ts'
+import { startBenchSim } from './sync-sim.ts'
+
+const molecules = Number(process.env.BENCH_MOLECULES ?? 250_000)
+const megabyte = 1024 * 1024
+
+const sim = await startBenchSim(molecules)
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-bench-sync-memory-'))
+try {
+  const { cache } = VaultCache.open(path.join(dir, 'cache.db'))
+  globalThis.gc?.()
+  const before = process.memoryUsage()
+  let peak = before.rss
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100)
+  progress(`first sync of ${molecules} molecules`)
+  const started = performance.now()
+  await pullConnection({
+    client: new VaultClient({
+      baseUrl: sim.baseUrl,
+      token: sim.token,
+      limiters: new LimiterRegistry(),
+      exportPolling: { minIntervalMs: 50, maxIntervalMs: 100 },
+    }),
+    cache,
+    log: silentLogger,
+    signal: new AbortController().signal,
+    vaultIds: [sim.vaultId],
+    observer: { progress: () => {}, changed: () => {} },
+  })
+  const seconds = (performance.now() - started) / 1000
+  clearInterval(sampler)
+  globalThis.gc?.()
+  const after = process.memoryUsage()
+  peak = Math.max(peak, after.rss)
+  const cached = cache.counts()[sim.vaultId]?.molecules ?? 0
+  cache.close()
+  report({
+    name: 'sync.memory.rss_after_caching_molecules',
+    value: Math.round(after.rss / megabyte),
+    unit: 'MB',
+    reference: 'resident set size of the same process before the sync',
+    referenceValue: Math.round(before.rss / megabyte),
+    ratio: Number((after.rss / before.rss).toFixed(3)),
+    goal: 'under 500 MB after caching 250k molecules',
+    met: after.rss < 500 * megabyte && cached >= molecules,
+    molecules: cached,
+    peakRssMB: Math.round(peak / megabyte),
+    heapUsedMB: Math.round(after.heapUsed / megabyte),
+    heapUsedBeforeMB: Math.round(before.heapUsed / megabyte),
+    seconds: Number(seconds.toFixed(1)),
+  })
+} finally {
+  await sim.stop()
+  fs.rmSync(dir, { recursive: true, force: true })
+}

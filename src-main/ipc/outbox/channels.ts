@@ -1,0 +1,13 @@
+export const outboxChannels = [
+  'outbox.list',
+  'outbox.counts',
+  'outbox.queue',
+  'outbox.retry',
+  'outbox.discard',
+  'outbox.edit',
+  'outbox.resolveConflict',
+  'outbox.resolveUncertain',
+  'outbox.pending',
+  'outbox.pendingList',
+] as const
+export type OutboxChannel = (typeof outboxChannels)[number]

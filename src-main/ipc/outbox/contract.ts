@@ -1,0 +1,62 @@
+import { z } from 'zod'
+import type { OutboxChange } from '../../shared/events.ts'
+import type { OutboxItemView } from '../../sync/outbox/item-view.ts'
+import { outboxStates } from '../../sync/outbox/outbox-item.ts'
+import { recordRef } from '../../sync/outbox/payloads/common.ts'
+import type { PendingRecord } from '../../sync/outbox/pending-records.ts'
+import { queueRequest } from '../../sync/outbox/queue-request.ts'
+import type { OutboxChannel } from './channels.ts'
+
+const itemId = z.int().positive()
+const connectionId = z.string().min(1)
+const vaultId = z.int().positive()
+/** A cached record kind, such as readout_rows or eln_entries. */
+const kind = z.string().min(1).max(60)
+
+export const outboxSchemas = {
+  /** Items, oldest first; by default those not yet sent nor discarded. */
+  'outbox.list': z
+    .object({
+      connectionId: connectionId.optional(),
+      states: z.array(z.enum(outboxStates)).optional(),
+      limit: z.int().min(1).max(10_000).optional(),
+    })
+    .strict(),
+  'outbox.counts': z.object({}).strict(),
+  /**
+   * Queues a change (see `queueRequest`): a file by its local path (in Electron,
+   * `window.vaultDesk.pathForFile(file)`) for a molecule, run, protocol, ELN entry or readout row
+   * (its run), an import, ELN entries (create, edit, append, status actions), corrections.
+   */
+  'outbox.queue': queueRequest,
+  /** Sends again now: a refused item after a fix, one waiting out its backoff, or by choice. */
+  'outbox.retry': z.object({ id: itemId }).strict(),
+  /** Discards an item and the items that depend on it. */
+  'outbox.discard': z.object({ id: itemId }).strict(),
+  /** Replaces an unsent item's payload (same record); it is queued again. */
+  'outbox.edit': z.object({ id: itemId, payload: z.unknown() }).strict(),
+  'outbox.resolveConflict': z.object({ id: itemId, choice: z.enum(['mine', 'theirs']) }).strict(),
+  /** An uncertain item: send it again, or mark it done (with the server id, when the person knows it). */
+  'outbox.resolveUncertain': z
+    .object({ id: itemId, choice: z.enum(['resend', 'done']), serverId: itemId.optional() })
+    .strict(),
+  /** One record's pending changes merged over its cached copy, or null. */
+  'outbox.pending': z.object({ connectionId, vaultId, kind, ref: recordRef }).strict(),
+  /** Every record of a kind with pending changes (those created offline included). */
+  'outbox.pendingList': z.object({ connectionId, vaultId, kind }).strict(),
+} satisfies Record<OutboxChannel, z.ZodType>
+
+export interface OutboxResults {
+  'outbox.list': OutboxItemView[]
+  'outbox.counts': OutboxChange['counts']
+  'outbox.queue': OutboxItemView[]
+  'outbox.retry': OutboxItemView
+  'outbox.discard': { discarded: number[] }
+  'outbox.edit': OutboxItemView
+  'outbox.resolveConflict': OutboxItemView
+  'outbox.resolveUncertain': OutboxItemView
+  'outbox.pending': PendingRecord | null
+  'outbox.pendingList': PendingRecord[]
+}
+
+export type { OutboxItemView, PendingRecord }

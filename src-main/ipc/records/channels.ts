@@ -1,0 +1,7 @@
+export const recordChannels = [
+  'records.kinds',
+  'records.list',
+  'records.get',
+  'records.search',
+] as const
+export type RecordChannel = (typeof recordChannels)[number]

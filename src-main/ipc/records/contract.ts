@@ -1,0 +1,101 @@
+import { z } from 'zod'
+import type { RecordKindName } from '../../store/record-kinds.ts'
+import type { RecordChannel } from './channels.ts'
+import { connectionIdSchema, recordIdSchema, recordKindSchema, vaultIdSchema } from './arguments.ts'
+
+export const recordSchemas = {
+  'records.kinds': z.object({}).strict(),
+  'records.list': z
+    .object({
+      connectionId: connectionIdSchema,
+      vaultId: vaultIdSchema,
+      kind: recordKindSchema,
+      /** Search-as-you-type within the kind: every word is a prefix. */
+      text: z.string().max(500).optional(),
+      /** Equality on the kind's `filterable` columns (see records.kinds), e.g. {protocol_id: 12}. */
+      filters: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional(),
+      /** Equality on a vault-defined field (molecule_fields, batch_fields...) by name. */
+      fields: z.record(z.string(), z.string()).optional(),
+      projectId: z.number().int().optional(),
+      /** One of the kind's `sortable` columns; `name` by default. */
+      sort: z.string().max(100).optional(),
+      direction: z.enum(['asc', 'desc']).optional(),
+      /** 50 by default, at most 1000. */
+      limit: z.number().int().min(0).max(1000).optional(),
+      offset: z.number().int().min(0).optional(),
+    })
+    .strict(),
+  'records.get': z
+    .object({
+      connectionId: connectionIdSchema,
+      vaultId: vaultIdSchema,
+      kind: recordKindSchema,
+      id: recordIdSchema,
+    })
+    .strict(),
+  'records.search': z
+    .object({
+      connectionId: connectionIdSchema,
+      text: z.string().max(500),
+      vaultId: vaultIdSchema.optional(),
+      kinds: z.array(recordKindSchema).optional(),
+      /** 50 by default, at most 200. */
+      limit: z.number().int().min(1).max(200).optional(),
+      /** Best matches first instead of index order. */
+      ranked: z.boolean().optional(),
+    })
+    .strict(),
+} satisfies Record<RecordChannel, z.ZodType>
+
+/** A record exactly as the API gave it (plain JSON). */
+export type CachedRecord = Record<string, unknown>
+
+/** What can be asked of a kind's lists. */
+export interface RecordKindInfo {
+  name: RecordKindName
+  /** Columns `records.list` may sort by. */
+  sortable: string[]
+  /** Columns `records.list` may filter on (`filters`). */
+  filterable: string[]
+  /** Whether `text` and `records.search` find records of this kind. */
+  searchable: boolean
+}
+
+export interface CachedRecordPage {
+  kind: RecordKindName
+  /** Matching records in all pages. */
+  total: number
+  records: CachedRecord[]
+}
+
+/** A record and the records its detail page links to, by kind. */
+export interface LinkedCachedRecord {
+  kind: RecordKindName
+  record: CachedRecord
+  links: Partial<Record<RecordKindName, CachedRecord[]>>
+}
+
+export interface RecordSearchHit {
+  kind: RecordKindName
+  vaultId: number
+  id: number
+  name: string | null
+  /** Present for ranked searches: lower is better. */
+  score?: number
+}
+
+export interface RecordSearchResult {
+  hits: RecordSearchHit[]
+  /** A prefix matched more terms than were expanded: type more to see every match. */
+  broad: boolean
+}
+
+export interface RecordResults {
+  'records.kinds': RecordKindInfo[]
+  /** A page of cached records of one kind of one vault (never the network). */
+  'records.list': CachedRecordPage
+  /** One cached record with its links (molecule -> batches -> readout rows...), or null. */
+  'records.get': LinkedCachedRecord | null
+  /** Search as you type across kinds (and vaults, unless `vaultId` is given). */
+  'records.search': RecordSearchResult
+}

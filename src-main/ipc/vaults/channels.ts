@@ -1,0 +1,2 @@
+export const vaultChannels = ['vaults.list'] as const
+export type VaultChannel = (typeof vaultChannels)[number]

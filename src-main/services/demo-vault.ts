@@ -1,0 +1,60 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import type { VaultSim } from '../../src-sim/index.ts'
+import type { Logger } from '../shared/logger.ts'
+import type { AddedConnection, ConnectionsService } from './connections-service.ts'
+
+export interface DemoVaultOptions {
+  dataDir: string
+  connections: ConnectionsService
+  log: Logger
+}
+
+/**
+ * The built-in demo vault: the simulator, run in this process on loopback with its data in
+ * `<dataDir>/demo-vault/vault.db`, and a "Demo vault" connection to it as its administrator. The
+ * simulator derives the same tokens from its file each time, so the token is kept for the
+ * session only; the connection's address is updated at every start (the port is free-chosen).
+ */
+export class DemoVault {
+  readonly #options: DemoVaultOptions
+  #sim: VaultSim | undefined
+  #opening: Promise<AddedConnection> | undefined
+
+  constructor(options: DemoVaultOptions) {
+    this.#options = options
+  }
+
+  /** Starts the simulator (once per run) and answers the demo connection. */
+  open(): Promise<AddedConnection> {
+    this.#opening ??= this.#start().catch((error: unknown) => {
+      this.#opening = undefined
+      throw error
+    })
+    return this.#opening
+  }
+
+  async close(): Promise<void> {
+    const sim = this.#sim
+    this.#sim = undefined
+    this.#opening = undefined
+    await sim?.stop()
+  }
+
+  async #start(): Promise<AddedConnection> {
+    const { dataDir, connections, log } = this.#options
+    const folder = path.join(dataDir, 'demo-vault')
+    fs.mkdirSync(folder, { recursive: true })
+    // Loaded on demand: the simulator (and its chemistry) costs nothing until the demo is opened.
+    const { startVaultSim } = await import('../../src-sim/index.ts')
+    const sim = await startVaultSim({ port: 0, seed: 'demo', db: path.join(folder, 'vault.db') })
+    this.#sim = sim
+    log.info('demo vault started', { baseUrl: sim.baseUrl })
+    try {
+      return await connections.openDemo('Demo vault', sim.baseUrl, sim.cast.users.admin.tokens[0]!)
+    } catch (error) {
+      await this.close()
+      throw error
+    }
+  }
+}

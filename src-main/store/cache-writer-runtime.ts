@@ -1,0 +1,33 @@
+import type { MessagePort } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+import { AppError, type ErrorValue } from '../shared/app-error.ts'
+import { configureCache } from './cache-database.ts'
+import type { CommitAnswer, CommitRequest } from './cache-writer-protocol.ts'
+import { CacheWrites } from './cache-writes.ts'
+import { runWrites } from './write-batch.ts'
+
+/**
+ * The cache writer's worker: its own connection to the cache file, committing each batch of
+ * writes in one immediate transaction, one batch at a time, in the order they came.
+ */
+export function runCacheWriter(port: MessagePort, file: string): void {
+  const db = new Database(file, { fileMustExist: true })
+  configureCache(db)
+  const writes = new CacheWrites(db)
+  const commit = db.transaction((request: CommitRequest) => runWrites(writes, request.writes))
+  port.on('message', (request: CommitRequest) => {
+    let answer: CommitAnswer
+    try {
+      answer = { id: request.id, results: commit.immediate(request) }
+    } catch (error) {
+      answer = { id: request.id, error: errorValueOf(error) }
+    }
+    port.postMessage(answer)
+  })
+}
+
+function errorValueOf(error: unknown): ErrorValue {
+  if (error instanceof AppError) return error.toValue()
+  const message = error instanceof Error ? error.message : String(error)
+  return { code: 'storage', message: `Cannot write the cache: ${message}` }
+}

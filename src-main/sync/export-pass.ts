@@ -1,0 +1,47 @@
+import type { CallOptions, FinishedExport } from '../api/index.ts'
+import type { PassPosition } from './kind-cursor.ts'
+import { idOf, pageSize, pushId, type CommitPage, type PassOutcome } from './paged-pass.ts'
+
+/**
+ * Reads a finished export (the whole kind at one moment) as it streams in, committing it a page
+ * at a time with the position reached. Records come in id order, as pages do, so a pass stopped
+ * here resumes with pages from the last committed record; should the export not be in id order,
+ * the position keeps only its offset.
+ */
+export async function exportPass(
+  finished: FinishedExport<unknown>,
+  start: PassPosition,
+  commit: CommitPage,
+  call: CallOptions,
+  /** How many records the export should hold, as the listing counted them. */
+  total: number | null,
+): Promise<PassOutcome> {
+  const ids: number[] = []
+  let position: PassPosition = { ...start, offset: 0, lastId: null }
+  let ordered = true
+  let chunk: unknown[] = []
+  // The commit of one page runs while the stream reads the next.
+  let committing: Promise<void> = Promise.resolve()
+  const flush = async () => {
+    const page = chunk
+    chunk = []
+    await committing
+    position = {
+      ...position,
+      offset: position.offset + page.length,
+      lastId: ordered ? idOf(page.at(-1)) : null,
+    }
+    committing = commit(page, position, total)
+    committing.catch(() => {})
+  }
+  for await (const record of finished.records(call)) {
+    const id = idOf(record)
+    if (ordered && id !== null && ids.length > 0 && id <= ids.at(-1)!) ordered = false
+    pushId(ids, record)
+    chunk.push(record)
+    if (chunk.length === pageSize) await flush()
+  }
+  if (chunk.length > 0) await flush()
+  await committing
+  return { position, ids, total }
+}

@@ -1,0 +1,79 @@
+import type { z } from 'zod'
+import type { UploadProgress, VaultClient } from '../../../api/index.ts'
+import type { CallOptions } from '../../../api/index.ts'
+import type { RecordKindName } from '../../../store/record-kinds.ts'
+import type { JsonObject } from '../../../store/record-values.ts'
+import type { OutboxItem, RecordRef } from '../outbox-item.ts'
+import type { Overlay } from '../overlay.ts'
+import type { OperationName } from './operation-names.ts'
+
+/** What an operation works with while one of its items is sent. */
+export interface SendContext {
+  readonly client: VaultClient
+  readonly item: OutboxItem
+  readonly vaultId: number
+  /** Background priority and the sender's abort signal, for every call. */
+  readonly options: CallOptions
+  /** The server id of a record; records created offline are sent first (dependencies). */
+  resolve(ref: RecordRef): number
+  onProgress(progress: UploadProgress): void
+}
+
+/** The server's answer, as the outbox keeps it and the cache stores it. */
+export interface Sent {
+  /** The server id of the record created or changed. */
+  serverId: number | null
+  /** What the cache should now hold for that record, when the answer tells. */
+  record: JsonObject | null
+  /** The record's modified_at after the change: later queued edits of it are based on it. */
+  modifiedAt?: string | null
+  /** An import whose states are followed after sending. */
+  follow?: boolean
+}
+
+/** Whether an attempt that may have reached the server did. */
+export type Reconciled =
+  | { outcome: 'arrived'; sent: Sent }
+  | { outcome: 'absent' }
+  | { outcome: 'unknown'; reason: string }
+  | { outcome: 'conflict'; theirs: JsonObject }
+
+/** Whether the server's copy changed since editing began. */
+export type ChangeCheck =
+  { changed: false } | { changed: true; theirs: JsonObject } | { changed: 'unknown' }
+
+/** The record an item changes, or (for creates) the one it creates. */
+export type ItemRecord =
+  { kind: RecordKindName; ref: RecordRef } | { kind: RecordKindName; creates: true }
+
+/**
+ * One kind of queued work and the spec's rules for it: how its payload is checked, which record
+ * it belongs to (items of one record are sent in order), what the UI shows while it is pending,
+ * how it is sent, and how an attempt that may have arrived is looked up before any resend.
+ */
+export interface Operation<P = JsonObject> {
+  readonly name: OperationName
+  readonly schema: z.ZodType<P>
+  /** Whether a file goes with the payload (copied into the data directory when queued). */
+  readonly attachment: 'none' | 'file' | 'import'
+  record(payload: P): ItemRecord
+  /** Records created offline that the payload names, so sent before this item. */
+  refs(payload: P): RecordRef[]
+  overlay(payload: P, attachmentName: string | null): Overlay
+  /** Read before the first attempt when the answer alone cannot be found again afterwards. */
+  snapshot?(context: SendContext, payload: P): Promise<unknown>
+  /** For edits: has the record changed on the server since `base`? */
+  changedSince?(context: SendContext, payload: P, base: string): Promise<ChangeCheck>
+  send(context: SendContext, payload: P): Promise<Sent>
+  reconcile(context: SendContext, payload: P): Promise<Reconciled>
+}
+
+/**
+ * An operation as the outbox holds it with the others: its payload is the stored JSON, which the
+ * operation's own schema has checked when the item was queued.
+ */
+export type StoredOperation = Operation<JsonObject>
+
+export function stored<P>(operation: Operation<P>): StoredOperation {
+  return operation as unknown as StoredOperation
+}

@@ -1,0 +1,69 @@
+import type Database from 'better-sqlite3'
+import type { Migration } from '../../store/migrations.ts'
+import { openDatabase } from '../../store/sqlite.ts'
+
+/**
+ * The outbox lives in its own file, apart from the connections' caches, so that a damaged cache
+ * can be rebuilt without touching queued work. What the UI shows at once (the pending overlay of
+ * each item) is a column of the item itself: the change and its queued operation are one row,
+ * written in one transaction. Released steps are never edited; a change is a new step.
+ */
+export const outboxMigrations: readonly Migration[] = [
+  (db) =>
+    db.exec(`
+      CREATE TABLE items (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        connection_id TEXT NOT NULL,
+        vault_id INTEGER NOT NULL,
+        operation TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        record_kind TEXT NOT NULL,
+        record_id INTEGER,
+        record_item INTEGER,
+        order_key TEXT NOT NULL,
+        overlay TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN
+          ('queued', 'sending', 'sent', 'needs_attention', 'conflict', 'uncertain', 'cancelled')),
+        in_doubt INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        attempt_started_at INTEGER,
+        last_error TEXT,
+        last_error_kind TEXT,
+        base_modified_at TEXT,
+        theirs TEXT,
+        snapshot TEXT,
+        server_id INTEGER,
+        result TEXT,
+        following INTEGER NOT NULL DEFAULT 0,
+        attachment_path TEXT,
+        attachment_name TEXT,
+        attachment_size INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX items_by_state ON items (state, next_attempt_at);
+      -- The sender's order per connection: items in doubt first, then as queued.
+      CREATE INDEX items_by_turn ON items (state, connection_id, in_doubt DESC, id);
+      CREATE INDEX items_by_order ON items (order_key, id);
+      CREATE INDEX items_by_record ON items (connection_id, vault_id, record_kind, record_id);
+      CREATE INDEX items_by_record_item ON items (record_item);
+      CREATE TABLE dependencies (
+        item_id INTEGER NOT NULL REFERENCES items (id) ON DELETE CASCADE,
+        depends_on INTEGER NOT NULL REFERENCES items (id) ON DELETE CASCADE,
+        PRIMARY KEY (item_id, depends_on)
+      ) WITHOUT ROWID;
+      CREATE INDEX dependencies_by_target ON dependencies (depends_on);
+      CREATE TABLE sender_lease (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        holder TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        renewed_at INTEGER NOT NULL
+      );
+    `),
+]
+
+export function openOutboxDatabase(file: string): Database.Database {
+  return openDatabase(file, outboxMigrations, 'the outbox')
+}

@@ -1,0 +1,413 @@
+import { backoffDelay } from '../../api/backoff.ts'
+import type { UploadProgress, VaultClient } from '../../api/index.ts'
+import { AppError } from '../../shared/app-error.ts'
+import type { Logger } from '../../shared/logger.ts'
+import type { VaultCache } from '../../store/vault-cache.ts'
+import type { AttachmentFolder } from './attachment-folder.ts'
+import { crashPoint } from './crash-points.ts'
+import { failureVerdict } from './failure-verdict.ts'
+import type { ImportFollower } from './import-follower.ts'
+import { operations } from './operations/index.ts'
+import type { SendContext, Sent } from './operations/operation.ts'
+import type { OutboxItem, RecordRef } from './outbox-item.ts'
+import type { OutboxStore } from './outbox-store.ts'
+import type { SenderLease } from './sender-lease.ts'
+
+/** What the outbox needs of a connection: a client that leaves retries to it, and the cache. */
+export interface OutboxConnection {
+  readonly client: VaultClient
+  readonly cache: VaultCache
+}
+
+export interface RetryTiming {
+  baseDelayMs: number
+  maxDelayMs: number
+}
+
+export interface OutboxSenderOptions {
+  store: OutboxStore
+  lease: SenderLease
+  attachments: AttachmentFolder
+  follower: ImportFollower
+  /** The connection of an item; throws AppError('not_found') for a connection removed. */
+  connection(connectionId: string): OutboxConnection
+  log: Logger
+  /** Items changed state (sent, failed, queued again...). */
+  onItems(itemIds: number[]): void
+  onProgress(itemId: number, progress: UploadProgress): void
+  /** Cached records of a kind changed (an answer was stored). */
+  onRecords(connectionId: string, vaultId: number, kind: string): void
+  /** The server refused a connection's token: its queue waits for a new one. */
+  onTokenRefused(connectionId: string, message: string): void
+  /** Items of one connection in flight at once: the service allows 3 requests per user. */
+  concurrency?: number
+  retry?: Partial<RetryTiming>
+  /** How often the database is looked at for work queued by other processes. */
+  pollMs?: number
+  now?: () => number
+  random?: () => number
+  env?: NodeJS.ProcessEnv
+}
+
+const defaultRetry: RetryTiming = { baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 }
+const leaseRenewalMs = 10_000
+/** Sent and discarded items are kept this long for the Outbox view's history. */
+const historyMs = 30 * 86_400_000
+
+/**
+ * The push loop. Items are sent in order per record and in parallel across records, at most
+ * `concurrency` per connection, through the connection's client (whose limiter keeps every
+ * request within the service's limits) at background priority. Each attempt is committed as
+ * "sending" before any request leaves and its outcome is committed after; an item left in
+ * "sending" by a process that died is looked up on the server before it is sent again.
+ */
+export class OutboxSender {
+  readonly #options: OutboxSenderOptions
+  readonly #store: OutboxStore
+  readonly #now: () => number
+  readonly #retry: RetryTiming
+  readonly #concurrency: number
+  readonly #inFlight = new Map<
+    number,
+    { connectionId: string; abort: AbortController; done: Promise<void> }
+  >()
+  readonly #paused = new Set<string>()
+  readonly #idleWaiters: (() => void)[] = []
+  #running = false
+  #holdsLease = false
+  #timer: NodeJS.Timeout | undefined
+  #renewal: NodeJS.Timeout | undefined
+  #pumpQueued = false
+
+  constructor(options: OutboxSenderOptions) {
+    this.#options = options
+    this.#store = options.store
+    this.#now = options.now ?? Date.now
+    this.#retry = { ...defaultRetry, ...options.retry }
+    this.#concurrency = options.concurrency ?? 3
+  }
+
+  /** True while this process holds the lease and sends. */
+  get sending(): boolean {
+    return this.#holdsLease
+  }
+
+  /**
+   * Starts sending, once this process holds the lease: items an earlier process left in
+   * "sending" become in doubt (looked up first), and sent imports are followed again. While
+   * another process sends, tries again now and then.
+   */
+  start(): boolean {
+    if (this.#holdsLease) return true
+    this.#running = true
+    if (!this.#takeLease()) {
+      this.#arm(this.#options.pollMs ?? 5_000)
+      return false
+    }
+    return true
+  }
+
+  /** Looks for work now (an item was queued, a connection came back). */
+  kick(): void {
+    if (!this.#running || this.#pumpQueued) return
+    this.#pumpQueued = true
+    queueMicrotask(() => {
+      this.#pumpQueued = false
+      this.#pump()
+    })
+  }
+
+  /** A new token was given: the connection's queue moves again. */
+  resume(connectionId: string): void {
+    if (this.#paused.delete(connectionId)) this.kick()
+  }
+
+  /** Resolves when nothing is in flight and nothing is due (items waiting to retry are not). */
+  idle(): Promise<void> {
+    if (!this.#holdsLease) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.#idleWaiters.push(resolve)
+      this.kick()
+    })
+  }
+
+  /** Stops: attempts under way are cancelled (and so in doubt) and awaited; the lease is freed. */
+  async stop(): Promise<void> {
+    this.#running = false
+    clearTimeout(this.#timer)
+    clearInterval(this.#renewal)
+    const attempts = [...this.#inFlight.values()]
+    for (const { abort } of attempts) abort.abort()
+    await Promise.allSettled(attempts.map(({ done }) => done))
+    this.#options.follower.stop()
+    if (this.#holdsLease) this.#options.lease.release()
+    this.#holdsLease = false
+    for (const resolve of this.#idleWaiters.splice(0)) resolve()
+  }
+
+  #takeLease(): boolean {
+    if (!this.#options.lease.acquire()) return false
+    this.#holdsLease = true
+    const now = this.#now()
+    const interrupted = this.#store.recoverInterrupted(now)
+    if (interrupted.length > 0) {
+      this.#options.log.warn('items were being sent when the outbox last stopped', {
+        itemIds: interrupted,
+      })
+      this.#options.onItems(interrupted)
+    }
+    this.#store.prune(now - historyMs)
+    this.#options.attachments.sweep(this.#store.attachmentPaths(), now)
+    this.#renewal = setInterval(() => {
+      if (this.#options.lease.acquire()) return
+      // Another process took over (this one slept past the lease): it sends from now on.
+      this.#options.log.error('the outbox lease was taken by another process')
+      this.#holdsLease = false
+      clearInterval(this.#renewal)
+    }, leaseRenewalMs)
+    this.#renewal.unref()
+    this.#options.follower.resume()
+    this.kick()
+    return true
+  }
+
+  #pump(): void {
+    if (!this.#running) return
+    if (!this.#holdsLease) {
+      if (!this.#takeLease()) return this.#arm(this.#options.pollMs ?? 5_000)
+    }
+    const now = this.#now()
+    const perConnection = new Map<string, number>()
+    for (const { connectionId } of this.#inFlight.values()) {
+      perConnection.set(connectionId, (perConnection.get(connectionId) ?? 0) + 1)
+    }
+    for (const connectionId of this.#store.queuedConnections()) {
+      const busy = perConnection.get(connectionId) ?? 0
+      if (this.#paused.has(connectionId) || busy >= this.#concurrency) continue
+      // Items claimed but still queued (their look-ups run) come back too: ask for enough.
+      const ready = this.#store.ready(connectionId, now, this.#concurrency + busy)
+      let free = this.#concurrency - busy
+      for (const item of ready) {
+        if (free === 0) break
+        if (this.#inFlight.has(item.id)) continue
+        free--
+        this.#launch(item)
+      }
+    }
+    if (this.#inFlight.size === 0) {
+      for (const resolve of this.#idleWaiters.splice(0)) resolve()
+    }
+    const due = this.#store.nextDueAt()
+    const poll = this.#options.pollMs ?? 5_000
+    this.#arm(due === null ? poll : Math.min(poll, Math.max(0, due - now)))
+  }
+
+  #arm(delayMs: number): void {
+    clearTimeout(this.#timer)
+    if (!this.#running) return
+    this.#timer = setTimeout(() => this.#pump(), delayMs)
+    this.#timer.unref()
+  }
+
+  /** Claims an item in memory; the attempt commits "sending" before anything can change. */
+  #launch(item: OutboxItem): void {
+    const abort = new AbortController()
+    const done = this.#attempt(item, abort.signal)
+      .catch((error: unknown) => {
+        this.#options.log.error('an outbox attempt failed unexpectedly', {
+          itemId: item.id,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        })
+      })
+      .finally(() => {
+        this.#inFlight.delete(item.id)
+        this.#options.onItems([item.id])
+        this.kick()
+      })
+    this.#inFlight.set(item.id, { connectionId: item.connectionId, abort, done })
+  }
+
+  async #attempt(queued: OutboxItem, signal: AbortSignal): Promise<void> {
+    let item = queued
+    let connection: OutboxConnection
+    try {
+      connection = this.#options.connection(item.connectionId)
+    } catch (error) {
+      // A connection removed, or one this process does not know (a headless one of the command
+      // line): its items wait, and say why, until it is given again.
+      this.#paused.add(item.connectionId)
+      this.#store.markRetry(
+        item.id,
+        describe(error, 'connection'),
+        { nextAttemptAt: this.#now(), inDoubt: item.inDoubt, countAttempt: false },
+        this.#now(),
+      )
+      return
+    }
+    const operation = operations[item.operation]
+    const context: SendContext = {
+      client: connection.client,
+      get item() {
+        return item
+      },
+      vaultId: item.vaultId,
+      options: { priority: 'background', signal },
+      resolve: (ref) => this.#resolve(ref),
+      onProgress: (progress) => this.#options.onProgress(queued.id, progress),
+    }
+    let inDoubt = item.inDoubt
+    let sending = false
+    try {
+      let snapshot: { value: unknown } | undefined
+      if (inDoubt) {
+        const reconciled = await operation.reconcile(context, item.payload)
+        switch (reconciled.outcome) {
+          case 'arrived':
+            this.#options.log.info('an item in doubt had arrived', { itemId: item.id })
+            return this.#complete(item, connection, reconciled.sent)
+          case 'unknown':
+            this.#store.markStopped(
+              item.id,
+              'uncertain',
+              {
+                message: `It may or may not have arrived: ${reconciled.reason}.`,
+                kind: 'uncertain',
+              },
+              this.#now(),
+            )
+            return
+          case 'conflict':
+            return this.#conflict(item, reconciled.theirs)
+          case 'absent':
+            inDoubt = false
+        }
+      } else {
+        // Read-only look-ups come first: nothing of them needs settling after a crash.
+        if (operation.snapshot) {
+          snapshot = { value: (await operation.snapshot(context, item.payload)) ?? null }
+          item = { ...item, snapshot }
+        }
+        if (operation.changedSince && item.baseModifiedAt !== null) {
+          const check = await operation.changedSince(context, item.payload, item.baseModifiedAt)
+          if (check.changed === true) return this.#conflict(item, check.theirs)
+        }
+      }
+      try {
+        item = this.#store.markSending(item.id, this.#now(), {
+          updatedAt: queued.updatedAt,
+          ...(snapshot ? { snapshot } : {}),
+        })
+      } catch {
+        return // discarded or edited during the look-ups: it is sent as it is now, later
+      }
+      sending = true
+      this.#options.onItems([item.id])
+      crashPoint('before-request', this.#options.env)
+      const sent = await operation.send(context, item.payload)
+      crashPoint('after-answer', this.#options.env)
+      this.#complete(item, connection, sent)
+    } catch (error) {
+      this.#fail(item, connection, error, { inDoubt, sending })
+    }
+  }
+
+  #resolve(ref: RecordRef): number {
+    if ('id' in ref) return ref.id
+    const creator = this.#store.require(ref.item)
+    if (creator.serverId === null) {
+      throw new AppError(
+        'conflict',
+        `The record created by item ${ref.item} has no known server id (it is ${creator.state.replace('_', ' ')}).`,
+      )
+    }
+    return creator.serverId
+  }
+
+  /** Stores the answer in the cache first: a crash before the commit below is then in doubt. */
+  #complete(item: OutboxItem, connection: OutboxConnection, sent: Sent): void {
+    if (sent.record && sent.serverId !== null) {
+      try {
+        connection.cache.applyPage(item.recordKind, item.vaultId, [sent.record])
+        this.#options.onRecords(item.connectionId, item.vaultId, item.recordKind)
+      } catch (error) {
+        this.#options.log.warn('an answer could not be stored in the cache', {
+          itemId: item.id,
+          error: (error as Error).message,
+        })
+      }
+    }
+    const done = this.#store.markSent(item.id, sent, this.#now())
+    if (done.attachment) this.#options.attachments.remove(done.attachment)
+    if (done.following) this.#options.follower.follow(done)
+  }
+
+  #conflict(item: OutboxItem, theirs: Record<string, unknown>): void {
+    this.#store.markStopped(
+      item.id,
+      'conflict',
+      {
+        message: 'The record was changed on the server after you began editing it.',
+        kind: 'conflict',
+      },
+      this.#now(),
+      { theirs },
+    )
+  }
+
+  #fail(
+    item: OutboxItem,
+    connection: OutboxConnection,
+    error: unknown,
+    attempt: { inDoubt: boolean; sending: boolean },
+  ): void {
+    const verdict = failureVerdict(error, {
+      requestMayHaveLeft: attempt.sending,
+      tokenRefused: connection.client.needsNewToken,
+    })
+    const failure = { message: verdict.message, kind: verdict.kind }
+    const now = this.#now()
+    switch (verdict.action) {
+      case 'retry': {
+        const delay = Math.max(
+          verdict.retryAfterMs ?? 0,
+          backoffDelay(
+            { ...this.#retry, attempts: Infinity, maxRetryAfterMs: 0 },
+            item.attempts + (attempt.sending ? 0 : 1),
+            this.#options.random,
+          ),
+        )
+        this.#store.markRetry(
+          item.id,
+          failure,
+          {
+            nextAttemptAt: now + delay,
+            inDoubt: attempt.inDoubt || verdict.inDoubt,
+            countAttempt: !attempt.sending,
+          },
+          now,
+        )
+        return
+      }
+      case 'pause':
+        this.#store.markRetry(
+          item.id,
+          failure,
+          { nextAttemptAt: now, inDoubt: attempt.inDoubt, countAttempt: !attempt.sending },
+          now,
+        )
+        if (!this.#paused.has(item.connectionId)) {
+          this.#paused.add(item.connectionId)
+          this.#options.onTokenRefused(item.connectionId, verdict.message)
+        }
+        return
+      case 'attention':
+        this.#store.markStopped(item.id, 'needs_attention', failure, now, {
+          inDoubt: attempt.inDoubt,
+        })
+    }
+  }
+}
+
+function describe(error: unknown, kind: string): { message: string; kind: string } {
+  return { message: error instanceof Error ? error.message : String(error), kind }
+}

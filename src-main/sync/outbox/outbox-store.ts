@@ -1,0 +1,582 @@
+import type Database from 'better-sqlite3'
+import { AppError } from '../../shared/app-error.ts'
+import type { RecordKindName } from '../../store/record-kinds.ts'
+import type { JsonObject } from '../../store/record-values.ts'
+import type { Sent } from './operations/operation.ts'
+import type { OperationName } from './operations/operation-names.ts'
+import {
+  unresolvedStates,
+  type Attachment,
+  type OutboxItem,
+  type OutboxState,
+} from './outbox-item.ts'
+import type { Overlay } from './overlay.ts'
+
+/** An item as the outbox queues it; the store gives it its id and its place. */
+export interface NewItem {
+  connectionId: string
+  vaultId: number
+  operation: OperationName
+  payload: JsonObject
+  recordKind: RecordKindName
+  /** The server id of the record, when it has one. */
+  recordId: number | null
+  /** The record is created offline: by this new item (`'self'`), or by an earlier item. */
+  recordItem: number | 'self' | null
+  overlay: Overlay
+  baseModifiedAt: string | null
+  attachment: Attachment | null
+  /** Items that must be sent first. */
+  dependsOn: number[]
+}
+
+interface ItemFilter {
+  connectionId?: string
+  states?: readonly OutboxState[]
+  ids?: readonly number[]
+  limit?: number
+}
+
+type OutboxCounts = Record<OutboxState, number>
+
+interface FailureRecord {
+  message: string
+  kind: string
+}
+
+interface ItemRow {
+  id: number
+  connection_id: string
+  vault_id: number
+  operation: OperationName
+  payload: string
+  record_kind: RecordKindName
+  record_id: number | null
+  record_item: number | null
+  order_key: string
+  overlay: string
+  state: OutboxState
+  in_doubt: number
+  attempts: number
+  next_attempt_at: number
+  attempt_started_at: number | null
+  last_error: string | null
+  last_error_kind: string | null
+  base_modified_at: string | null
+  theirs: string | null
+  snapshot: string | null
+  server_id: number | null
+  result: string | null
+  following: number
+  attachment_path: string | null
+  attachment_name: string | null
+  attachment_size: number | null
+  created_at: number
+  updated_at: number
+}
+
+const unresolvedList = unresolvedStates.map((state) => `'${state}'`).join(', ')
+
+/** Items of one record are sent in the order they were queued: this is that record. */
+function orderKey(
+  connectionId: string,
+  vaultId: number,
+  kind: string,
+  recordId: number | null,
+  recordItem: number | null,
+): string {
+  const record = recordId !== null ? String(recordId) : `#${recordItem}`
+  return `${connectionId}/${vaultId}/${kind}/${record}`
+}
+
+/** Every read and write of the outbox database; each method is one transaction. */
+export class OutboxStore {
+  readonly #db: Database.Database
+  readonly #statements = new Map<string, Database.Statement>()
+
+  constructor(db: Database.Database) {
+    this.#db = db
+  }
+
+  /** Statements are prepared once: preparing costs more than running most of them. */
+  #prepare(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql)
+    if (!statement) {
+      statement = this.#db.prepare(sql)
+      this.#statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  get database(): Database.Database {
+    return this.#db
+  }
+
+  transaction<T>(work: () => T): T {
+    return this.#db.transaction(work)()
+  }
+
+  /**
+   * A transaction synced to disk before it returns (PRAGMA synchronous FULL), for the commits
+   * whose loss in a power cut would lose queued work or forget that a request was about to leave.
+   * Other commits only record outcomes: lost, they leave an item in doubt, which is looked up.
+   */
+  durably<T>(work: () => T): T {
+    if (this.#db.inTransaction) return this.transaction(work)
+    this.#db.pragma('synchronous = FULL')
+    try {
+      return this.transaction(work)
+    } finally {
+      this.#db.pragma('synchronous = NORMAL')
+    }
+  }
+
+  /** Queues an item (in the caller's transaction when there is one). */
+  insert(item: NewItem, now: number): OutboxItem {
+    return this.durably(() => {
+      const insert = this.#prepare(
+        `INSERT INTO items (connection_id, vault_id, operation, payload, record_kind, record_id,
+           record_item, order_key, overlay, state, next_attempt_at, base_modified_at,
+           attachment_path, attachment_name, attachment_size, created_at, updated_at)
+         VALUES (@connectionId, @vaultId, @operation, @payload, @recordKind, @recordId, NULL, '',
+           @overlay, 'queued', @now, @baseModifiedAt, @attachmentPath, @attachmentName,
+           @attachmentSize, @now, @now)`,
+      )
+      const depend = this.#prepare(
+        'INSERT OR IGNORE INTO dependencies (item_id, depends_on) VALUES (?, ?)',
+      )
+      const id = Number(
+        insert.run({
+          connectionId: item.connectionId,
+          vaultId: item.vaultId,
+          operation: item.operation,
+          payload: JSON.stringify(item.payload),
+          recordKind: item.recordKind,
+          recordId: item.recordId,
+          overlay: JSON.stringify(item.overlay),
+          now,
+          baseModifiedAt: item.baseModifiedAt,
+          attachmentPath: item.attachment?.path ?? null,
+          attachmentName: item.attachment?.name ?? null,
+          attachmentSize: item.attachment?.size ?? null,
+        }).lastInsertRowid,
+      )
+      const recordItem = item.recordItem === 'self' ? id : item.recordItem
+      this.#prepare('UPDATE items SET record_item = ?, order_key = ? WHERE id = ?').run(
+        recordItem,
+        orderKey(item.connectionId, item.vaultId, item.recordKind, item.recordId, recordItem),
+        id,
+      )
+      for (const dependency of item.dependsOn) depend.run(id, dependency)
+      return this.require(id)
+    })
+  }
+
+  get(id: number): OutboxItem | null {
+    const row = this.#prepare('SELECT * FROM items WHERE id = ?').get(id) as ItemRow | undefined
+    return row ? toItem(row) : null
+  }
+
+  require(id: number): OutboxItem {
+    const item = this.get(id)
+    if (!item) throw new AppError('not_found', `The outbox has no item ${id}.`)
+    return item
+  }
+
+  list(filter: ItemFilter = {}): OutboxItem[] {
+    const where: string[] = []
+    const args: unknown[] = []
+    if (filter.connectionId !== undefined) {
+      where.push('connection_id = ?')
+      args.push(filter.connectionId)
+    }
+    if (filter.states) {
+      where.push('state IN (SELECT value FROM json_each(?))')
+      args.push(JSON.stringify(filter.states))
+    }
+    if (filter.ids) {
+      where.push('id IN (SELECT value FROM json_each(?))')
+      args.push(JSON.stringify(filter.ids))
+    }
+    const sql = `SELECT * FROM items${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY id${filter.limit !== undefined ? ' LIMIT ?' : ''}`
+    if (filter.limit !== undefined) args.push(filter.limit)
+    return (this.#prepare(sql).all(...args) as ItemRow[]).map(toItem)
+  }
+
+  counts(connectionId?: string): OutboxCounts {
+    const rows = this.#prepare(
+      `SELECT state, COUNT(*) AS count FROM items WHERE (? IS NULL OR connection_id = ?)
+         GROUP BY state`,
+    ).all(connectionId ?? null, connectionId ?? null) as { state: OutboxState; count: number }[]
+    const counts: OutboxCounts = {
+      queued: 0,
+      sending: 0,
+      sent: 0,
+      needs_attention: 0,
+      conflict: 0,
+      uncertain: 0,
+      cancelled: 0,
+    }
+    for (const row of rows) counts[row.state] = row.count
+    return counts
+  }
+
+  /** Items waiting for the person or the network: what the top bar counts. */
+  unresolvedCount(): number {
+    const row = this.#prepare(
+      `SELECT COUNT(*) AS count FROM items WHERE state IN (${unresolvedList})`,
+    ).get() as { count: number }
+    return row.count
+  }
+
+  /** Connections with queued items. */
+  queuedConnections(): string[] {
+    const rows = this.#prepare(
+      `SELECT DISTINCT connection_id FROM items INDEXED BY items_by_turn WHERE state = 'queued'`,
+    ).all() as { connection_id: string }[]
+    return rows.map((row) => row.connection_id)
+  }
+
+  /**
+   * A connection's items that may be sent now: queued and due, first of their record among the
+   * unresolved, with every dependency sent. Items that may have arrived already come first.
+   */
+  ready(connectionId: string, now: number, limit: number): OutboxItem[] {
+    const rows = this.#prepare(
+      `SELECT * FROM items AS i INDEXED BY items_by_turn
+         WHERE i.state = 'queued' AND i.connection_id = @connectionId AND i.next_attempt_at <= @now
+           AND NOT EXISTS (SELECT 1 FROM items AS e WHERE e.order_key = i.order_key
+             AND e.id < i.id AND e.state IN (${unresolvedList}))
+           AND NOT EXISTS (SELECT 1 FROM dependencies AS d JOIN items AS p ON p.id = d.depends_on
+             WHERE d.item_id = i.id AND p.state <> 'sent')
+         ORDER BY i.in_doubt DESC, i.id LIMIT @limit`,
+    ).all({ connectionId, now, limit }) as ItemRow[]
+    return rows.map(toItem)
+  }
+
+  /** When the earliest queued item is next due, or null when none is queued. */
+  nextDueAt(): number | null {
+    const row = this.#prepare(
+      `SELECT MIN(next_attempt_at) AS due FROM items WHERE state = 'queued'`,
+    ).get() as { due: number | null }
+    return row.due
+  }
+
+  /**
+   * Committed before any request of the attempt that may change the server leaves: a crash from
+   * here on is in doubt. The look-ups before it (the snapshot, the conflict check) change
+   * nothing; the snapshot they took is saved here, with the state. Refused (AppError 'conflict')
+   * when the item changed since it was read (discarded or edited meanwhile).
+   */
+  markSending(
+    id: number,
+    now: number,
+    seen: { updatedAt: number; snapshot?: { value: unknown } },
+  ): OutboxItem {
+    this.durably(() =>
+      this.#update(
+        id,
+        `state = 'sending', attempts = attempts + 1, attempt_started_at = @now,
+         snapshot = COALESCE(@snapshot, snapshot), updated_at = @now`,
+        {
+          now,
+          seen: seen.updatedAt,
+          snapshot: seen.snapshot ? JSON.stringify(seen.snapshot) : null,
+        },
+        "state = 'queued' AND updated_at = @seen",
+      ),
+    )
+    return this.require(id)
+  }
+
+  /**
+   * The server has the item: its answer is kept, a record it created gets its server id in every
+   * item that names it, and later edits of the record are rebased on the answer's modified_at.
+   */
+  markSent(id: number, sent: Sent, now: number): OutboxItem {
+    return this.transaction(() => {
+      const item = this.require(id)
+      this.#update(
+        id,
+        `state = 'sent', in_doubt = 0, server_id = @serverId, result = @result,
+         following = @following, last_error = NULL, last_error_kind = NULL, theirs = NULL,
+         updated_at = @now`,
+        {
+          serverId: sent.serverId,
+          result: sent.record ? JSON.stringify(sent.record) : null,
+          following: sent.follow ? 1 : 0,
+          now,
+        },
+      )
+      let key = item.orderKey
+      if (item.recordItem === id && sent.serverId !== null) {
+        key = orderKey(item.connectionId, item.vaultId, item.recordKind, sent.serverId, null)
+        this.#prepare('UPDATE items SET record_id = ?, order_key = ? WHERE record_item = ?').run(
+          sent.serverId,
+          key,
+          id,
+        )
+      }
+      if (sent.modifiedAt) {
+        this.#prepare(
+          `UPDATE items SET base_modified_at = ? WHERE order_key = ? AND id > ?
+           AND state IN (${unresolvedList}) AND base_modified_at IS ?`,
+        ).run(sent.modifiedAt, key, id, item.baseModifiedAt)
+      }
+      return this.require(id)
+    })
+  }
+
+  /**
+   * Back in the queue for a later attempt, keeping its place among its record's items. An attempt
+   * that failed before `markSending` (in its look-ups) is counted here.
+   */
+  markRetry(
+    id: number,
+    failure: FailureRecord,
+    retry: { nextAttemptAt: number; inDoubt: boolean; countAttempt: boolean },
+    now: number,
+  ): void {
+    this.#update(
+      id,
+      `state = 'queued', in_doubt = @inDoubt, next_attempt_at = @nextAttemptAt,
+       attempts = attempts + @counted, last_error = @message, last_error_kind = @kind,
+       updated_at = @now`,
+      {
+        counted: retry.countAttempt ? 1 : 0,
+        inDoubt: retry.inDoubt ? 1 : 0,
+        nextAttemptAt: retry.nextAttemptAt,
+        message: failure.message,
+        kind: failure.kind,
+        now,
+      },
+    )
+  }
+
+  /**
+   * Stopped until the person decides: refused (needs attention), conflict or uncertain. An item
+   * stopped while in doubt stays in doubt: if sent again, it is looked up first.
+   */
+  markStopped(
+    id: number,
+    state: 'needs_attention' | 'conflict' | 'uncertain',
+    failure: FailureRecord,
+    now: number,
+    extra: { theirs?: JsonObject; inDoubt?: boolean } = {},
+  ): void {
+    this.#update(
+      id,
+      `state = @state, in_doubt = @inDoubt, last_error = @message, last_error_kind = @kind,
+       theirs = @theirs, updated_at = @now`,
+      {
+        state,
+        inDoubt: (extra.inDoubt ?? state === 'uncertain') ? 1 : 0,
+        message: failure.message,
+        kind: failure.kind,
+        theirs: extra.theirs ? JSON.stringify(extra.theirs) : null,
+        now,
+      },
+    )
+  }
+
+  /** Queued again, due now (a retry, an edit, the person's choice in a conflict). */
+  requeue(
+    id: number,
+    now: number,
+    changes: { payload?: JsonObject; overlay?: Overlay; baseModifiedAt?: string | null } = {},
+  ): OutboxItem {
+    const sets = [
+      `state = 'queued'`,
+      'next_attempt_at = @now',
+      'last_error = NULL',
+      'last_error_kind = NULL',
+      'theirs = NULL',
+      'updated_at = @now',
+    ]
+    const values: Record<string, unknown> = { now }
+    if (changes.payload) {
+      sets.push('payload = @payload')
+      values.payload = JSON.stringify(changes.payload)
+    }
+    if (changes.overlay) {
+      sets.push('overlay = @overlay')
+      values.overlay = JSON.stringify(changes.overlay)
+    }
+    if (changes.baseModifiedAt !== undefined) {
+      sets.push('base_modified_at = @base')
+      values.base = changes.baseModifiedAt
+    }
+    this.#update(id, sets.join(', '), values)
+    return this.require(id)
+  }
+
+  /** The person chose to send an uncertain item again: it is no longer looked up first. */
+  clearDoubt(id: number): void {
+    this.#update(id, 'in_doubt = 0', {})
+  }
+
+  /** Discards an item and every item that depends on it; returns the ids discarded. */
+  cancel(id: number, now: number): number[] {
+    return this.transaction(() => {
+      const cancelled: number[] = []
+      const pending = [id]
+      while (pending.length > 0) {
+        const next = pending.pop()!
+        const item = this.require(next)
+        if (item.state === 'sent' || item.state === 'cancelled') continue
+        if (item.state === 'sending') {
+          throw new AppError(
+            'conflict',
+            `Item ${next} is being sent; discard it when the attempt is over.`,
+          )
+        }
+        this.#update(next, `state = 'cancelled', following = 0, updated_at = @now`, { now })
+        cancelled.push(next)
+        const dependents = this.#prepare(
+          `SELECT item_id FROM dependencies WHERE depends_on = ?
+             UNION SELECT id FROM items WHERE record_item = ? AND id <> ?`,
+        ).all(next, next, next) as { item_id: number }[]
+        pending.push(...dependents.map((row) => row.item_id))
+      }
+      return cancelled
+    })
+  }
+
+  /** Items left in "sending" by a process that died: their attempts may have arrived. */
+  recoverInterrupted(now: number): number[] {
+    return this.transaction(() => {
+      const rows = this.#prepare(`SELECT id FROM items WHERE state = 'sending'`).all() as {
+        id: number
+      }[]
+      this.#prepare(
+        `UPDATE items SET state = 'queued', in_doubt = 1, next_attempt_at = ?, updated_at = ?
+           WHERE state = 'sending'`,
+      ).run(now, now)
+      return rows.map((row) => row.id)
+    })
+  }
+
+  /** Sends everything queued of a connection (or all) now, however long its backoff. */
+  makeDue(now: number, connectionId?: string): void {
+    this.#prepare(
+      `UPDATE items SET next_attempt_at = ? WHERE state = 'queued' AND next_attempt_at > ?
+         AND (? IS NULL OR connection_id = ?)`,
+    ).run(now, now, connectionId ?? null, connectionId ?? null)
+  }
+
+  following(): OutboxItem[] {
+    return this.list({ states: ['sent'] }).filter((item) => item.following)
+  }
+
+  updateResult(id: number, result: JsonObject, following: boolean, now: number): void {
+    this.#update(id, 'result = @result, following = @following, updated_at = @now', {
+      result: JSON.stringify(result),
+      following: following ? 1 : 0,
+      now,
+    })
+  }
+
+  /** Unresolved items of one record, oldest first (the record created offline included). */
+  itemsOfRecord(
+    connectionId: string,
+    vaultId: number,
+    kind: RecordKindName,
+    ref: { id: number } | { item: number },
+  ): OutboxItem[] {
+    const rows = this.#prepare(
+      `SELECT * FROM items WHERE connection_id = ? AND vault_id = ? AND record_kind = ?
+         AND ${'id' in ref ? 'record_id' : 'record_item'} = ? AND state IN (${unresolvedList})
+         ORDER BY id`,
+    ).all(connectionId, vaultId, kind, 'id' in ref ? ref.id : ref.item) as ItemRow[]
+    return rows.map(toItem)
+  }
+
+  /** Unresolved items of every record of a kind, oldest first. */
+  itemsOfKind(connectionId: string, vaultId: number, kind: RecordKindName): OutboxItem[] {
+    const rows = this.#prepare(
+      `SELECT * FROM items WHERE connection_id = ? AND vault_id = ? AND record_kind = ?
+         AND state IN (${unresolvedList}) ORDER BY id`,
+    ).all(connectionId, vaultId, kind) as ItemRow[]
+    return rows.map(toItem)
+  }
+
+  /** Copies of files still needed: those of items not sent or discarded. */
+  attachmentPaths(): Set<string> {
+    const rows = this.#prepare(
+      `SELECT attachment_path FROM items WHERE attachment_path IS NOT NULL
+         AND state IN (${unresolvedList})`,
+    ).all() as { attachment_path: string }[]
+    return new Set(rows.map((row) => row.attachment_path))
+  }
+
+  /**
+   * Forgets sent and discarded items last changed before `before`, unless an unresolved item
+   * still needs one to learn a server id.
+   */
+  prune(before: number): number {
+    return this.#prepare(
+      `DELETE FROM items WHERE state IN ('sent', 'cancelled') AND following = 0
+         AND updated_at < ?
+         AND NOT EXISTS (SELECT 1 FROM dependencies AS d JOIN items AS o ON o.id = d.item_id
+           WHERE d.depends_on = items.id AND o.state IN (${unresolvedList}))
+         AND NOT EXISTS (SELECT 1 FROM items AS o WHERE o.record_item = items.id
+           AND o.id <> items.id AND o.state IN (${unresolvedList}))`,
+    ).run(before).changes
+  }
+
+  #update(id: number, sets: string, values: Record<string, unknown>, guard?: string): void {
+    const { changes } = this.#prepare(
+      `UPDATE items SET ${sets} WHERE id = @id${guard ? ` AND ${guard}` : ''}`,
+    ).run({ ...values, id })
+    if (changes === 0) {
+      const item = this.require(id)
+      throw new AppError(
+        'conflict',
+        `Item ${id} changed meanwhile; it is ${item.state.replace('_', ' ')}.`,
+      )
+    }
+  }
+}
+
+function parse<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T)
+}
+
+function toItem(row: ItemRow): OutboxItem {
+  return {
+    id: row.id,
+    connectionId: row.connection_id,
+    vaultId: row.vault_id,
+    operation: row.operation,
+    payload: JSON.parse(row.payload) as JsonObject,
+    recordKind: row.record_kind,
+    recordId: row.record_id,
+    recordItem: row.record_item,
+    orderKey: row.order_key,
+    overlay: JSON.parse(row.overlay) as Overlay,
+    state: row.state,
+    inDoubt: row.in_doubt === 1,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    attemptStartedAt: row.attempt_started_at,
+    lastError: row.last_error,
+    lastErrorKind: row.last_error_kind,
+    baseModifiedAt: row.base_modified_at,
+    theirs: parse<JsonObject>(row.theirs),
+    snapshot: parse<{ value: unknown }>(row.snapshot),
+    serverId: row.server_id,
+    result: parse<JsonObject>(row.result),
+    following: row.following === 1,
+    attachment:
+      row.attachment_path !== null
+        ? {
+            path: row.attachment_path,
+            name: row.attachment_name ?? '',
+            size: row.attachment_size ?? 0,
+          }
+        : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}

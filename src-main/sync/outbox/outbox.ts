@@ -1,0 +1,603 @@
+import path from 'node:path'
+import type Database from 'better-sqlite3'
+import type { z } from 'zod'
+import type { UploadProgress } from '../../api/index.ts'
+import { AppError } from '../../shared/app-error.ts'
+import type { EventBus, OutboxChange } from '../../shared/events.ts'
+import type { Logger } from '../../shared/logger.ts'
+import { recordKind, type RecordKindName } from '../../store/record-kinds.ts'
+import { toLinkId, type JsonObject } from '../../store/record-values.ts'
+import { AttachmentFolder } from './attachment-folder.ts'
+import { ImportFollower } from './import-follower.ts'
+import { itemView, type OutboxItemView } from './item-view.ts'
+import { operations } from './operations/index.ts'
+import { importExtensions } from './payloads/imports.ts'
+import type { OperationName } from './operations/operation-names.ts'
+import { openOutboxDatabase } from './outbox-database.ts'
+import type { Attachment, OutboxItem, OutboxState, RecordRef } from './outbox-item.ts'
+import { unresolvedStates } from './outbox-item.ts'
+import { OutboxSender, type OutboxConnection, type RetryTiming } from './outbox-sender.ts'
+import { OutboxStore } from './outbox-store.ts'
+import { byRecord, pendingRecord, type PendingRecord } from './pending-records.ts'
+import { queueRequest, type QueueRequest } from './queue-request.ts'
+import { SenderLease } from './sender-lease.ts'
+
+export interface OutboxOptions {
+  /** `<dataDir>`: the outbox is `outbox.db` and `outbox/attachments/` there. */
+  dataDir: string
+  /** The connection of an item; throws AppError('not_found') for a connection removed. */
+  connection(connectionId: string): OutboxConnection
+  /** A connection's name, for the event that asks for a new token. */
+  connectionName(connectionId: string): string
+  events: EventBus
+  log: Logger
+  /** The number of items not yet sent nor discarded, whenever it changes (the top bar). */
+  onPendingCount?(count: number): void
+  /** Items of one connection in flight at once (default 3, the service's limit per user). */
+  concurrency?: number
+  retry?: Partial<RetryTiming>
+  pollMs?: number
+  importPollMs?: number
+  /** How often upload progress is pushed to the UI at most. */
+  progressIntervalMs?: number
+  env?: NodeJS.ProcessEnv
+  now?: () => number
+}
+
+export interface FlushResult {
+  /** Counts of the connection's (or every) unresolved item after the pass, and those sent. */
+  sent: number
+  queued: number
+  needsAttention: number
+  conflict: number
+  uncertain: number
+  /** False when another process holds the outbox and sends it. */
+  sentHere: boolean
+}
+
+/** How long item changes are gathered before one `outbox.changed` tells them. */
+const changeBatchMs = 25
+
+/** What `list` shows by default: everything not yet sent nor discarded. */
+const defaultStates: readonly OutboxState[] = unresolvedStates
+
+/**
+ * The outbox: a durable queue, in its own SQLite file, of what the person did that the server
+ * does not have yet. Each queued change is written with what the UI shows of it (its pending
+ * overlay) in one transaction; the sender delivers it, in order per record, exactly once, or
+ * stops it for the person (needs attention, conflict, uncertain) with the reason.
+ */
+export class Outbox {
+  readonly #store: OutboxStore
+  readonly #db: Database.Database
+  readonly #options: OutboxOptions
+  readonly #attachments: AttachmentFolder
+  readonly #sender: OutboxSender
+  readonly #progress = new Map<number, UploadProgress>()
+  readonly #changed = new Set<number>()
+  #notifyTimer: NodeJS.Timeout | undefined
+  #notifyDue = 0
+  #lastPending = -1
+
+  constructor(options: OutboxOptions) {
+    this.#options = options
+    this.#db = openOutboxDatabase(path.join(options.dataDir, 'outbox.db'))
+    this.#store = new OutboxStore(this.#db)
+    this.#attachments = new AttachmentFolder(path.join(options.dataDir, 'outbox', 'attachments'))
+    const log = options.log.child({ component: 'outbox' })
+    const onItems = (itemIds: number[]) => this.#noteChanged(itemIds)
+    const onRecords = (connectionId: string, vaultId: number, kind: string) =>
+      options.events.emit('records.changed', { connectionId, vaultId, kinds: [kind] })
+    const follower = new ImportFollower({
+      store: this.#store,
+      connection: options.connection,
+      log,
+      onItems,
+      onRecords,
+      ...(options.importPollMs !== undefined ? { intervalMs: options.importPollMs } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    })
+    this.#sender = new OutboxSender({
+      store: this.#store,
+      lease: new SenderLease(this.#db, options.now),
+      attachments: this.#attachments,
+      follower,
+      connection: options.connection,
+      log,
+      onItems,
+      onProgress: (itemId, progress) => {
+        this.#progress.set(itemId, progress)
+        this.#schedule(options.progressIntervalMs ?? 250)
+      },
+      onRecords,
+      onTokenRefused: (connectionId, message) =>
+        options.events.emit('connections.needsToken', {
+          connectionId,
+          name: options.connectionName(connectionId),
+          message,
+        }),
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    })
+    this.#reportPending()
+  }
+
+  /** Starts sending (false while another process sends this outbox; it retries meanwhile). */
+  start(): boolean {
+    return this.#sender.start()
+  }
+
+  /**
+   * Queues a change and returns its items (an ELN append with files queues the uploads too).
+   * Files are copied into the data directory first; the items and what the UI shows of them are
+   * written in one transaction.
+   */
+  async queue(request: QueueRequest): Promise<OutboxItemView[]> {
+    const checked = parse(queueRequest, request, 'the request')
+    const copies: Attachment[] = []
+    try {
+      const items = await this.#queue(checked, copies)
+      this.#noteChanged(items.map((item) => item.id))
+      this.#sender.kick()
+      return items.map((item) => this.#view(item))
+    } catch (error) {
+      for (const copy of copies) this.#attachments.remove(copy)
+      throw error
+    }
+  }
+
+  list(filter: { connectionId?: string; states?: readonly OutboxState[]; limit?: number } = {}) {
+    return this.#store
+      .list({ ...filter, states: filter.states ?? defaultStates })
+      .map((item) => this.#view(item))
+  }
+
+  item(id: number): OutboxItemView {
+    return this.#view(this.#store.require(id))
+  }
+
+  counts(): OutboxChange['counts'] {
+    const counts = this.#store.counts()
+    return {
+      queued: counts.queued,
+      sending: counts.sending,
+      needsAttention: counts.needs_attention,
+      conflict: counts.conflict,
+      uncertain: counts.uncertain,
+      pending: unresolvedStates.reduce((sum, state) => sum + counts[state], 0),
+    }
+  }
+
+  /**
+   * The pending changes of one record merged over its cached copy, or null when it has none.
+   * Read paths show this in place of the cached record, marked pending.
+   */
+  pendingFor(
+    connectionId: string,
+    vaultId: number,
+    kind: string,
+    ref: RecordRef,
+  ): PendingRecord | null {
+    const kindName = recordKind(kind).name
+    const items = this.#store.itemsOfRecord(connectionId, vaultId, kindName, ref)
+    if (items.length === 0) return null
+    const id = items[0]!.recordId
+    return pendingRecord(
+      items,
+      id === null ? null : this.#cached(connectionId, vaultId, kindName, id),
+    )
+  }
+
+  /** Every record of a kind with pending changes, those created offline included. */
+  pendingList(connectionId: string, vaultId: number, kind: string): PendingRecord[] {
+    const kindName = recordKind(kind).name
+    return byRecord(this.#store.itemsOfKind(connectionId, vaultId, kindName)).map((items) => {
+      const id = items[0]!.recordId
+      return pendingRecord(
+        items,
+        id === null ? null : this.#cached(connectionId, vaultId, kindName, id),
+      )
+    })
+  }
+
+  /** Sends an item again now: after a refusal, during its backoff, or (uncertain) by choice. */
+  retry(id: number): OutboxItemView {
+    const item = this.#store.require(id)
+    switch (item.state) {
+      case 'needs_attention':
+      case 'queued':
+        return this.#changedView(this.#store.requeue(id, this.#now()))
+      case 'uncertain':
+        return this.resolveUncertain(id, 'resend')
+      case 'conflict':
+        return this.resolveConflict(id, 'mine')
+      default:
+        throw new AppError('conflict', `Item ${id} is ${item.state}; there is nothing to retry.`)
+    }
+  }
+
+  /** Discards an item and the items that depend on it (an upload for an entry discarded...). */
+  discard(id: number): { discarded: number[] } {
+    const discarded = this.#store.cancel(id, this.#now())
+    for (const item of this.#store.list({ ids: discarded, states: ['cancelled'] })) {
+      if (item.attachment) this.#attachments.remove(item.attachment)
+    }
+    this.#noteChanged(discarded)
+    return { discarded }
+  }
+
+  /** Replaces an unsent item's payload (the person fixed what the server refused). */
+  edit(id: number, payload: unknown): OutboxItemView {
+    const item = this.#store.require(id)
+    if (!['queued', 'needs_attention', 'conflict'].includes(item.state)) {
+      throw new AppError(
+        'conflict',
+        `Item ${id} is ${item.state.replace('_', ' ')}; it cannot be edited.`,
+      )
+    }
+    const operation = operations[item.operation]
+    const checked = parse(operation.schema, payload, `the ${item.operation} payload`)
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+    if (
+      !same(operation.record(checked), operation.record(item.payload)) ||
+      !same(operation.refs(checked), operation.refs(item.payload))
+    ) {
+      throw new AppError(
+        'invalid_argument',
+        `An edit of item ${id} must keep the record it changes and the items it needs; discard it and queue a new change instead.`,
+      )
+    }
+    return this.#changedView(
+      this.#store.requeue(id, this.#now(), {
+        payload: checked,
+        overlay: operation.overlay(checked, item.attachment?.name ?? null),
+      }),
+    )
+  }
+
+  /** A conflict: send mine over the server's copy, or keep theirs (the item is discarded). */
+  resolveConflict(id: number, choice: 'mine' | 'theirs'): OutboxItemView {
+    const item = this.#store.require(id)
+    if (item.state !== 'conflict') throw new AppError('conflict', `Item ${id} is not in conflict.`)
+    if (choice === 'mine') {
+      const base = item.theirs?.modified_at
+      return this.#changedView(
+        this.#store.requeue(id, this.#now(), {
+          baseModifiedAt: typeof base === 'string' ? base : null,
+        }),
+      )
+    }
+    // Only a whole record replaces the cached one (an ELN conflict shows the entry's summary).
+    if (item.theirs && item.recordId !== null && typeof item.theirs.modified_at === 'string') {
+      try {
+        this.#options
+          .connection(item.connectionId)
+          .cache.applyPage(item.recordKind, item.vaultId, [item.theirs])
+      } catch (error) {
+        this.#options.log.warn('the server copy could not be stored', { error: String(error) })
+      }
+    }
+    this.discard(id)
+    return this.item(id)
+  }
+
+  /** An uncertain item: send it again, or mark it done (with the server id, when known). */
+  resolveUncertain(id: number, choice: 'resend' | 'done', serverId?: number): OutboxItemView {
+    const item = this.#store.require(id)
+    if (item.state !== 'uncertain') throw new AppError('conflict', `Item ${id} is not uncertain.`)
+    if (choice === 'resend') {
+      this.#store.clearDoubt(id)
+      return this.#changedView(this.#store.requeue(id, this.#now()))
+    }
+    const done = this.#store.markSent(id, { serverId: serverId ?? null, record: null }, this.#now())
+    if (done.attachment) this.#attachments.remove(done.attachment)
+    return this.#changedView(done)
+  }
+
+  /**
+   * One pass over what is queued (`vault-desk sync`): everything due now, however long its
+   * backoff, sent until nothing more can go; items that fail again wait for their next attempt.
+   */
+  async flush(connectionId?: string): Promise<FlushResult> {
+    const before = new Set(this.#store.list({ states: ['sent'] }).map((item) => item.id))
+    if (this.#sender.sending) {
+      this.#store.makeDue(this.#now(), connectionId)
+      await this.#sender.idle()
+    }
+    const sent = this.#store
+      .list({ states: ['sent'], ...(connectionId ? { connectionId } : {}) })
+      .filter((item) => !before.has(item.id)).length
+    const counts = this.#store.counts(connectionId)
+    return {
+      sent,
+      queued: counts.queued + counts.sending,
+      needsAttention: counts.needs_attention,
+      conflict: counts.conflict,
+      uncertain: counts.uncertain,
+      sentHere: this.#sender.sending,
+    }
+  }
+
+  /** The connection answers again: what waits for it is due now. */
+  reconnected(connectionId: string): void {
+    this.#store.makeDue(this.#now(), connectionId)
+    this.#sender.kick()
+  }
+
+  /** A new token was given (or the connection changed): its paused queue moves again. */
+  resume(connectionId: string): void {
+    this.#sender.resume(connectionId)
+  }
+
+  async close(): Promise<void> {
+    await this.#sender.stop()
+    clearTimeout(this.#notifyTimer)
+    this.#notify()
+    this.#db.close()
+  }
+
+  async #queue(request: QueueRequest, copies: Attachment[]): Promise<OutboxItem[]> {
+    const { connectionId, vaultId } = request
+    const now = this.#now()
+    switch (request.operation) {
+      case 'file.attach': {
+        const target = await this.#fileTarget(connectionId, vaultId, request.target)
+        const copy = await this.#attachments.copy(request.file)
+        copies.push(copy)
+        return [this.#insert(connectionId, vaultId, 'file.attach', { target }, copy, null, now)]
+      }
+      case 'slurp.create': {
+        const copy = await this.#attachments.copy(request.file, importExtensions)
+        copies.push(copy)
+        return [
+          this.#insert(connectionId, vaultId, 'slurp.create', request.payload, copy, null, now),
+        ]
+      }
+      case 'eln.append': {
+        const files = new Map<number, Attachment>()
+        for (const [index, block] of request.body.entries()) {
+          if (block.type === 'file' && 'path' in block) {
+            const copy = await this.#attachments.copy(block.path)
+            copies.push(copy)
+            files.set(index, copy)
+          }
+        }
+        return this.#store.durably(() => {
+          const uploads: OutboxItem[] = []
+          const body = request.body.map((block, index) => {
+            const copy = files.get(index)
+            if (!copy) return block
+            const upload = this.#insert(
+              connectionId,
+              vaultId,
+              'file.attach',
+              { target: { kind: 'eln_entry', ref: request.entry } },
+              copy,
+              null,
+              now,
+            )
+            uploads.push(upload)
+            return { type: 'file', file: { item: upload.id } }
+          })
+          const append = this.#insert(
+            connectionId,
+            vaultId,
+            'eln.append',
+            { entry: request.entry, body },
+            null,
+            null,
+            now,
+          )
+          return [...uploads, append]
+        })
+      }
+      default: {
+        const base = 'baseModifiedAt' in request ? request.baseModifiedAt : undefined
+        return [
+          this.#insert(connectionId, vaultId, request.operation, request.payload, null, base, now),
+        ]
+      }
+    }
+  }
+
+  /**
+   * Writes one item: checks its payload, finds its record (and the item creating it, for a
+   * record created offline), the edits it must follow, and what the UI shows of it.
+   */
+  #insert(
+    connectionId: string,
+    vaultId: number,
+    name: OperationName,
+    rawPayload: unknown,
+    attachment: Attachment | null,
+    explicitBase: string | null | undefined,
+    now: number,
+  ): OutboxItem {
+    const operation = operations[name]
+    const payload = parse(operation.schema, rawPayload, `the ${name} payload`)
+    const record = operation.record(payload)
+    const refs = operation.refs(payload)
+    for (const ref of refs) this.#checkRef(connectionId, vaultId, ref)
+    let recordId: number | null = null
+    let recordItem: number | 'self' | null = null
+    if ('creates' in record) recordItem = 'self'
+    else if ('id' in record.ref) recordId = record.ref.id
+    else {
+      recordItem = record.ref.item
+      recordId = this.#store.require(record.ref.item).serverId
+    }
+    const base =
+      operation.changedSince && recordId !== null
+        ? this.#base(connectionId, vaultId, record.kind, recordId, explicitBase)
+        : null
+    return this.#store.insert(
+      {
+        connectionId,
+        vaultId,
+        operation: name,
+        payload,
+        recordKind: record.kind,
+        recordId,
+        recordItem,
+        overlay: operation.overlay(payload, attachment?.name ?? null),
+        baseModifiedAt: base,
+        attachment,
+        dependsOn: refs.flatMap((ref) => ('item' in ref ? [ref.item] : [])),
+      },
+      now,
+    )
+  }
+
+  /**
+   * The modified_at the person saw when editing began: given by the UI, else that of the
+   * record's earlier queued edits (the person saw those applied), else the cached copy's.
+   */
+  #base(
+    connectionId: string,
+    vaultId: number,
+    kind: RecordKindName,
+    id: number,
+    explicit: string | null | undefined,
+  ): string | null {
+    if (explicit !== undefined) return explicit
+    const earlier = this.#store.itemsOfRecord(connectionId, vaultId, kind, { id })[0]
+    if (earlier) return earlier.baseModifiedAt
+    const cached = this.#cached(connectionId, vaultId, kind, id)
+    return typeof cached?.modified_at === 'string' ? cached.modified_at : null
+  }
+
+  #checkRef(connectionId: string, vaultId: number, ref: RecordRef): void {
+    if (!('item' in ref)) return
+    const creator = this.#store.get(ref.item)
+    if (
+      !creator ||
+      creator.connectionId !== connectionId ||
+      creator.vaultId !== vaultId ||
+      creator.recordItem !== creator.id
+    ) {
+      throw new AppError(
+        'invalid_argument',
+        `Item ${ref.item} does not create a record in this vault; name the record by its id.`,
+      )
+    }
+    if (creator.state === 'cancelled') {
+      throw new AppError('invalid_argument', `Item ${ref.item} was discarded.`)
+    }
+  }
+
+  /** A file dropped onto a readout row goes to the row's run: the spec allows no files on rows. */
+  async #fileTarget(
+    connectionId: string,
+    vaultId: number,
+    target: Extract<QueueRequest, { operation: 'file.attach' }>['target'],
+  ): Promise<JsonObject> {
+    if (target.kind !== 'readout_row') return target
+    if (!('id' in target.ref)) {
+      throw new AppError('invalid_argument', 'A readout row is named by its id.')
+    }
+    const rowId = target.ref.id
+    let row = this.#cached(connectionId, vaultId, 'readout_rows', rowId)
+    if (!row) {
+      try {
+        row = await this.#options
+          .connection(connectionId)
+          .client.readoutRows.get(vaultId, rowId, { priority: 'interactive' })
+      } catch (error) {
+        throw new AppError(
+          'invalid_argument',
+          `Readout row ${rowId} is not in the local copy and the server could not tell its run (${(error as Error).message}); attach the file to the run instead.`,
+          { cause: error },
+        )
+      }
+    }
+    const runId = toLinkId(row.run) ?? toLinkId(row.run_id)
+    if (runId === null) {
+      throw new AppError(
+        'invalid_argument',
+        `Readout row ${rowId} names no run to attach the file to.`,
+      )
+    }
+    return { kind: 'run', ref: { id: runId } }
+  }
+
+  #cached(
+    connectionId: string,
+    vaultId: number,
+    kind: RecordKindName,
+    id: number,
+  ): JsonObject | null {
+    try {
+      return this.#options.connection(connectionId).cache.get(kind, vaultId, id)
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') throw error
+      return null
+    }
+  }
+
+  #view(item: OutboxItem): OutboxItemView {
+    return itemView(item, this.#progress.get(item.id) ?? null)
+  }
+
+  #changedView(item: OutboxItem): OutboxItemView {
+    this.#noteChanged([item.id])
+    this.#sender.kick()
+    return this.#view(item)
+  }
+
+  /** The top bar's count follows at once; changes are told in batches every few tens of ms. */
+  #noteChanged(itemIds: readonly number[]): void {
+    for (const id of itemIds) this.#changed.add(id)
+    this.#reportPending()
+    this.#schedule(changeBatchMs)
+  }
+
+  /** The next `outbox.changed` goes out within `delayMs` (sooner if already due sooner). */
+  #schedule(delayMs: number): void {
+    const due = Date.now() + delayMs
+    if (this.#notifyTimer && this.#notifyDue <= due) return
+    clearTimeout(this.#notifyTimer)
+    this.#notifyDue = due
+    this.#notifyTimer = setTimeout(() => this.#notify(), delayMs)
+    this.#notifyTimer.unref()
+  }
+
+  #notify(): void {
+    this.#notifyTimer = undefined
+    const itemIds = [...this.#changed]
+    this.#changed.clear()
+    const sending = new Set(this.#store.list({ states: ['sending'] }).map((item) => item.id))
+    for (const id of this.#progress.keys()) if (!sending.has(id)) this.#progress.delete(id)
+    const progress = [...this.#progress].map(([itemId, { sentBytes, totalBytes }]) => ({
+      itemId,
+      sentBytes,
+      totalBytes,
+    }))
+    if (itemIds.length === 0 && progress.length === 0) return
+    this.#options.events.emit('outbox.changed', { counts: this.counts(), itemIds, progress })
+  }
+
+  #reportPending(): void {
+    const pending = this.#store.unresolvedCount()
+    if (pending === this.#lastPending) return
+    this.#lastPending = pending
+    this.#options.onPendingCount?.(pending)
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)()
+  }
+}
+
+/** Checks a value with a schema; a failure names every member at fault. */
+function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  const problems = result.error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.join('.') : 'the value'
+    return `${where}: ${issue.message}`
+  })
+  throw new AppError('invalid_argument', `Invalid ${what}: ${problems.join('; ')}.`)
+}

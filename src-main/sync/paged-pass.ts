@@ -1,0 +1,108 @@
+import type { Page, PageWindow } from '../api/index.ts'
+import { toId } from '../store/record-values.ts'
+import type { PassPosition } from './kind-cursor.ts'
+
+/**
+ * The largest page the service serves (spec: Limits), and what the cache writer commits in one
+ * transaction (off the main thread, so its size costs the window nothing).
+ */
+export const pageSize = 1000
+
+/** Stores one page with the position it brings the pass to, in one transaction. */
+export type CommitPage = (
+  records: readonly unknown[],
+  position: PassPosition,
+  total: number | null,
+) => Promise<void>
+
+export interface PassOutcome {
+  position: PassPosition
+  /** Every id the pass read, when it read the whole listing from its first page; else null. */
+  ids: number[] | null
+  /** The server's count of matching records, as the last page said. */
+  total: number | null
+}
+
+interface Answer {
+  requestOffset: number
+  page: Page<unknown>
+}
+
+/**
+ * Reads a paged listing from `start` to its end, committing each page with its position. The
+ * server orders every listing by id, so after the first page each request starts one record
+ * early: that record must be the last one committed. When it is not, records before it were
+ * deleted meanwhile and the rest moved down; the pass steps back a page rather than skip any.
+ * The next page is requested while the current one is being committed.
+ */
+export async function pagedPass(
+  fetchPage: (window: PageWindow) => Promise<Page<unknown>>,
+  start: PassPosition,
+  commit: CommitPage,
+): Promise<PassOutcome> {
+  const ids: number[] | null = start.offset === 0 ? [] : null
+  const request = (position: PassPosition): Promise<Answer> => {
+    const requestOffset =
+      position.offset > 0 && position.lastId !== null ? position.offset - 1 : position.offset
+    const answer = fetchPage({ offset: requestOffset, page_size: pageSize }).then((page) => ({
+      requestOffset,
+      page,
+    }))
+    // A page fetched ahead may fail after the pass has stopped for another reason.
+    answer.catch(() => {})
+    return answer
+  }
+  let position = start
+  let pending = request(position)
+  for (;;) {
+    const { requestOffset, page } = await pending
+    const records = page.objects
+    const total = page.count ?? null
+    if (movedDown(position, requestOffset, records)) {
+      position = { ...position, offset: Math.max(0, position.offset - pageSize) }
+      pending = request(position)
+      continue
+    }
+    const reached: PassPosition = {
+      ...position,
+      offset: requestOffset + records.length,
+      lastId: highestId(position.lastId, records),
+    }
+    const finished =
+      records.length === 0 ||
+      (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
+    if (!finished) pending = request(reached)
+    await commit(records, reached, total)
+    position = reached
+    if (ids) for (const record of records) pushId(ids, record)
+    if (finished) return { position, ids, total }
+  }
+}
+
+/** The page should begin with the last record committed; a later one means records vanished. */
+function movedDown(position: PassPosition, requestOffset: number, records: readonly unknown[]) {
+  if (position.lastId === null || requestOffset === position.offset) return false
+  if (records.length === 0) return true
+  const firstId = idOf(records[0])
+  return firstId !== null && firstId > position.lastId
+}
+
+function highestId(lastId: number | null, records: readonly unknown[]): number | null {
+  let highest = lastId
+  for (const record of records) {
+    const id = idOf(record)
+    if (id !== null && (highest === null || id > highest)) highest = id
+  }
+  return highest
+}
+
+export function idOf(record: unknown): number | null {
+  return typeof record === 'object' && record !== null
+    ? toId((record as { id?: unknown }).id)
+    : null
+}
+
+export function pushId(ids: number[], record: unknown): void {
+  const id = idOf(record)
+  if (id !== null) ids.push(id)
+}

@@ -1,0 +1,330 @@
+import type { AppliedPage, VaultCache } from '../store/vault-cache.ts'
+import { recordKind, type RecordKindName } from '../store/record-kinds.ts'
+import { isObject, toId, toLinkId } from '../store/record-values.ts'
+import { WriteBatch } from '../store/write-batch.ts'
+import type { Logger } from '../shared/logger.ts'
+import { pullDoseResponse } from './dose-response-pull.ts'
+import { exportPass } from './export-pass.ts'
+import {
+  completedCursor,
+  readKindCursor,
+  type KindCursor,
+  type PassPosition,
+} from './kind-cursor.ts'
+import {
+  kindPlans,
+  type IncrementalKind,
+  type KindPlan,
+  type ListedKind,
+  type PagedKind,
+} from './kind-plans.ts'
+import { pagedPass, type CommitPage, type PassOutcome } from './paged-pass.ts'
+import type { PullContext } from './pull-context.ts'
+import { isRefusal, messageOf, stopsConnectionSync } from './pull-errors.ts'
+import { pullRunStatistics } from './run-statistics.ts'
+import type { ServerClock } from './server-clock.ts'
+
+/** What a pull tells as it goes. */
+export interface PullObserver {
+  /** Called once the records counted in `done` are committed. */
+  progress(kind: RecordKindName, done: number, total: number | null): void
+  /** Records of a kind were stored or deleted. */
+  changed(kind: RecordKindName): void
+}
+
+/** When reference data is read whole again, and the deletions of the other kinds are checked. */
+export interface RefreshPolicy {
+  /** Reference data and deletion checks older than this are due. */
+  intervalMs: number
+  /** Everything now, whether due or not (the person asked for it). */
+  all: boolean
+}
+
+export interface VaultPullOptions {
+  cache: VaultCache
+  context: PullContext
+  log: Logger
+  observer: PullObserver
+  clock: ServerClock
+  refresh: RefreshPolicy
+  /** A first pass of a kind with more records than this reads one export instead of pages. */
+  exportThreshold: number
+  /** A kind the server refused for lack of rights is asked again after this long. */
+  refusalRetryMs: number
+}
+
+export interface VaultPullResult {
+  vaultId: number
+  /** Why nothing of the vault could be read (its API is off, or the person left it), or null. */
+  unreachable: string | null
+  /** Kinds reserved to administrators that the server refused. */
+  refused: RecordKindName[]
+  /** Kinds that failed this time, and why; the others were pulled. */
+  failures: { kind: RecordKindName; message: string }[]
+}
+
+/**
+ * Pulls every kind of one vault into the cache, each as its plan says and when it is due. A kind
+ * that fails is reported and the others go on; a failure that concerns the whole connection
+ * (network, token, cancel) is thrown, and a refusal of a kind anyone may read means the vault
+ * cannot be reached. The vault is marked synced only when every kind it may read was pulled.
+ */
+export async function pullVault(options: VaultPullOptions): Promise<VaultPullResult> {
+  const { cache, context, log } = options
+  const { vaultId, client } = context
+  const result: VaultPullResult = { vaultId, unreachable: null, refused: [], failures: [] }
+  const pull = new KindPull(options)
+  for (const plan of kindPlans) {
+    context.call.signal?.throwIfAborted()
+    try {
+      const outcome = await pull.run(plan)
+      if (outcome === 'refused') result.refused.push(plan.kind)
+    } catch (error) {
+      if (stopsConnectionSync(error, client)) throw error
+      if (isRefusal(error, client)) {
+        result.unreachable = `The server refused access to vault ${vaultId}: ${messageOf(error)}`
+        log.warn('vault not reachable', { vaultId, reason: messageOf(error) })
+        return result
+      }
+      log.warn('kind not pulled', { vaultId, kind: plan.kind, reason: messageOf(error) })
+      result.failures.push({ kind: plan.kind, message: messageOf(error) })
+    }
+  }
+  if (result.failures.length === 0) await cache.writer.commit(new WriteBatch().recordSync(vaultId))
+  return result
+}
+
+/** What the readout rows stored in this pass touched. */
+interface ChangedReadouts {
+  protocols: Set<number>
+  runs: Set<number>
+}
+
+/**
+ * Pulls one kind at a time for one vault sync. Every new pass begins at the server time of the
+ * moment this vault's pull began, known once the server has answered anything (ServerClock).
+ */
+class KindPull {
+  readonly #options: VaultPullOptions
+  readonly #moment: number
+  #startedAt: Promise<string> | undefined
+  #readouts: ChangedReadouts | null = null
+
+  constructor(options: VaultPullOptions) {
+    this.#options = options
+    this.#moment = options.clock.moment()
+  }
+
+  async run(plan: KindPlan): Promise<'pulled' | 'refused' | 'not_due'> {
+    const { observer, cache, context } = this.#options
+    const cursor = readKindCursor(cache.cursor(plan.kind, context.vaultId))
+    if (plan.mode === 'dose_response') return this.#doseResponse(cursor)
+    if (!cursor.pass && !this.#due(plan, cursor)) return 'not_due'
+    if (plan.mode === 'listed') {
+      if (plan.adminOnly && this.#refusedRecently(cursor)) return 'refused'
+      try {
+        await this.#listed(plan)
+      } catch (error) {
+        if (!(plan.adminOnly && isRefusal(error, context.client))) throw error
+        await this.#saveCursor(plan.kind, { ...cursor, deniedAt: new Date().toISOString() })
+        return 'refused'
+      }
+    } else if (plan.mode === 'paged') {
+      await this.#paged(plan, cursor)
+      if (plan.kind === 'runs') await pullRunStatistics(cache, context, this.#changed().runs)
+    } else {
+      await this.#incremental(plan, cursor)
+    }
+    observer.changed(plan.kind)
+    return 'pulled'
+  }
+
+  /**
+   * Whether a kind is read in this pass: kinds read by changes at every pass; the others, and the
+   * deletion checks, when the refresh is due, asked for, or never done; kinds that follow readout
+   * rows also when some changed.
+   */
+  #due(plan: KindPlan, cursor: KindCursor): boolean {
+    if (plan.mode === 'incremental' && !plan.onRefresh) return true
+    if (plan.followsReadouts && this.#readouts !== null) return true
+    return this.#refreshDue(cursor)
+  }
+
+  #refreshDue(cursor: KindCursor): boolean {
+    const { refresh } = this.#options
+    if (refresh.all || !cursor.checkedAt) return true
+    return Date.now() - Date.parse(cursor.checkedAt) >= refresh.intervalMs
+  }
+
+  async #listed(plan: ListedKind): Promise<void> {
+    const { cache, context } = this.#options
+    const records = await plan.fetch(context)
+    const kind = recordKind(plan.kind)
+    const ids = records.flatMap((record) => {
+      const id = isObject(record) ? toId(kind.idOf(record, context.vaultId)) : null
+      return id === null ? [] : [id]
+    })
+    const cursor: KindCursor = { since: null, pass: null, checkedAt: new Date().toISOString() }
+    const [applied] = await cache.writer.commit(
+      new WriteBatch()
+        .applyPage(plan.kind, context.vaultId, records, { cursor })
+        .retainOnly(plan.kind, context.vaultId, ids),
+    )
+    this.#noteRejected(applied as AppliedPage)
+    this.#options.observer.progress(plan.kind, records.length, records.length)
+  }
+
+  /** The whole listing; a pass stopped halfway resumes where it stopped. */
+  async #paged(plan: PagedKind, cursor: KindCursor): Promise<void> {
+    const { cache, context } = this.#options
+    const start = cursor.pass ?? newPass(null)
+    const outcome = await pagedPass(
+      (window) => plan.page(context, window),
+      start,
+      this.#committer(plan.kind, cursor, plan.keep),
+    )
+    // A resumed pass did not see the ids before its start: the next pass reads it whole again.
+    const batch = new WriteBatch()
+    if (outcome.ids) batch.retainOnly(plan.kind, context.vaultId, outcome.ids)
+    const checkedAt = outcome.ids ? new Date().toISOString() : cursor.checkedAt
+    await cache.writer.commit(
+      batch.saveCursor(plan.kind, context.vaultId, {
+        since: null,
+        pass: null,
+        ...(checkedAt ? { checkedAt } : {}),
+      } satisfies KindCursor),
+    )
+  }
+
+  /**
+   * What changed since the last pass (everything, the first time: from one export when there is
+   * a lot), then, when the refresh is due, the deletions: ids the server no longer lists are
+   * removed. A kind without an id list reads every page when its deletions are due.
+   */
+  async #incremental(plan: IncrementalKind, cursor: KindCursor): Promise<void> {
+    const { cache, context } = this.#options
+    const due = this.#refreshDue(cursor)
+    const start = cursor.pass ?? newPass(due && !plan.ids ? null : cursor.since)
+    const commit = this.#committer(plan.kind, cursor)
+    let outcome: PassOutcome | undefined
+    if (start.since === null && start.offset === 0 && plan.exportAll) {
+      outcome = await this.#firstPageThenExport(plan, plan.exportAll, start, commit)
+    }
+    outcome ??= await pagedPass((window) => plan.page(context, window, start.since), start, commit)
+    let ids: number[] | null = null
+    if (start.since === null) ids = outcome.ids
+    else if (due && plan.ids) ids = await plan.ids(context)
+    const batch = new WriteBatch()
+    if (ids) batch.retainOnly(plan.kind, context.vaultId, ids)
+    const checkedAt = ids ? new Date().toISOString() : cursor.checkedAt
+    const completed = completedCursor(start.startedAt ?? (await this.#serverStart()), checkedAt)
+    batch.saveCursor(plan.kind, context.vaultId, completed)
+    if (plan.carries && start.since === null && ids) {
+      batch.saveCursor(plan.carries, context.vaultId, completed)
+    }
+    await cache.writer.commit(batch)
+  }
+
+  /**
+   * Reads the first page; when the server counts more records than the threshold, reads them all
+   * from one export instead (the first page is stored again, harmlessly), else leaves the rest to
+   * pages (answers undefined).
+   */
+  async #firstPageThenExport(
+    plan: IncrementalKind,
+    exportAll: NonNullable<IncrementalKind['exportAll']>,
+    start: PassPosition,
+    commit: CommitPage,
+  ): Promise<PassOutcome | undefined> {
+    const { context, exportThreshold } = this.#options
+    const first = await plan.page(context, { offset: 0, page_size: 1 }, null)
+    if (first.count === undefined || first.count <= exportThreshold) return undefined
+    const finished = await exportAll(context)
+    return exportPass(finished, start, commit, context.call, first.count)
+  }
+
+  /** All calculations when the refresh is due, else those of protocols whose rows changed. */
+  async #doseResponse(cursor: KindCursor): Promise<'pulled' | 'not_due'> {
+    const { cache, context, observer } = this.#options
+    const due = this.#refreshDue(cursor)
+    const only = due ? null : this.#changed().protocols
+    if (only?.size === 0) return 'not_due'
+    await pullDoseResponse(
+      cache,
+      context,
+      (done, total) => observer.progress('dose_response_calculations', done, total),
+      only,
+    )
+    if (due) {
+      await this.#saveCursor('dose_response_calculations', {
+        since: null,
+        pass: null,
+        checkedAt: new Date().toISOString(),
+      })
+    }
+    observer.changed('dose_response_calculations')
+    observer.changed('dose_response_series')
+    return 'pulled'
+  }
+
+  #committer(kind: RecordKindName, cursor: KindCursor, keep?: readonly string[]): CommitPage {
+    const { cache, context, observer } = this.#options
+    return async (records, position, total) => {
+      const pass = { ...position, startedAt: position.startedAt ?? (await this.#serverStart()) }
+      const applied = await cache.writer.applyPage(kind, context.vaultId, records, {
+        cursor: { ...cursor, pass } satisfies KindCursor,
+        ...(keep ? { keep } : {}),
+      })
+      this.#noteRejected(applied)
+      if (kind === 'readout_rows') this.#noteReadouts(records)
+      observer.progress(kind, position.offset, total)
+    }
+  }
+
+  /** The server time at which this vault's pull began (asked once, when first needed). */
+  #serverStart(): Promise<string> {
+    const { clock, context } = this.#options
+    this.#startedAt ??= clock.at(this.#moment, context.vaultId, context.call)
+    return this.#startedAt
+  }
+
+  #changed(): ChangedReadouts {
+    return this.#readouts ?? { protocols: new Set(), runs: new Set() }
+  }
+
+  #noteReadouts(records: readonly unknown[]): void {
+    if (records.length === 0) return
+    this.#readouts ??= { protocols: new Set(), runs: new Set() }
+    for (const record of records) {
+      if (!isObject(record)) continue
+      const protocol = toLinkId(record.protocol) ?? toLinkId(record.protocol_id)
+      const run = toLinkId(record.run) ?? toLinkId(record.run_id)
+      if (protocol !== null) this.#readouts.protocols.add(protocol)
+      if (run !== null) this.#readouts.runs.add(run)
+    }
+  }
+
+  #refusedRecently(cursor: KindCursor): boolean {
+    if (!cursor.deniedAt) return false
+    return Date.now() - Date.parse(cursor.deniedAt) < this.#options.refusalRetryMs
+  }
+
+  async #saveCursor(kind: RecordKindName, cursor: KindCursor): Promise<void> {
+    const { cache, context } = this.#options
+    await cache.writer.commit(new WriteBatch().saveCursor(kind, context.vaultId, cursor))
+  }
+
+  #noteRejected(applied: AppliedPage): void {
+    if (applied.rejected.length === 0) return
+    this.#options.log.warn('records not stored', {
+      kind: applied.kind,
+      vaultId: applied.vaultId,
+      count: applied.rejected.length,
+      first: applied.rejected.slice(0, 3).map((rejected) => rejected.reason),
+    })
+  }
+}
+
+function newPass(since: string | null): PassPosition {
+  return { startedAt: null, since, offset: 0, lastId: null }
+}

@@ -1,0 +1,41 @@
+/**
+ * What the wells of a cached plate hold, read from the three records that say it: the plate's own
+ * `wells` (batches and samples), the control layouts for the plate (`control_wells`), and the
+ * readout rows measured on it (each row names its well and, for controls, its state).
+ */
+import { controlStateOf, type ReadoutRow } from '../readouts/readout-rows.ts'
+import { linkIdOf, numberOf, recordsOf, textOf, type RecordJson } from '../records/record-values.ts'
+import { parseWellPosition, type WellContent } from './plate-layout.ts'
+
+/** A well's coordinates from `row`/`col` or, failing that, its position label. */
+function coordinatesOf(well: RecordJson): { row: number; column: number } | null {
+  const row = numberOf(well.row)
+  const column = numberOf(well.col ?? well.column)
+  if (row !== null && column !== null) return { row, column }
+  const position = textOf(well.pos ?? well.position)
+  return position === null ? null : parseWellPosition(position)
+}
+
+export function plateContents(
+  plate: RecordJson,
+  controlLayouts: readonly RecordJson[],
+  readoutRows: readonly ReadoutRow[],
+): WellContent[] {
+  const contents: WellContent[] = []
+  for (const well of recordsOf(plate.wells)) {
+    const at = coordinatesOf(well)
+    if (at) contents.push({ ...at, batchId: linkIdOf(well.batch), sampleId: linkIdOf(well.sample) })
+  }
+  for (const layout of controlLayouts) {
+    for (const well of recordsOf(layout.control_wells)) {
+      const at = coordinatesOf(well)
+      const control = controlStateOf(well.control_state)
+      if (at && control) contents.push({ ...at, control })
+    }
+  }
+  for (const row of readoutRows) {
+    const at = row.well === null ? null : parseWellPosition(row.well)
+    if (at && row.control) contents.push({ ...at, control: row.control })
+  }
+  return contents
+}

@@ -1,0 +1,185 @@
+import type { RowRange, SortState } from '../../components/table/table-model.ts'
+import type { CachedRecord, RequestArgs, VaultDeskBridge } from '../bridge.ts'
+import { coalesced } from './coalesced.ts'
+import { PageBook } from './page-book.ts'
+
+type ListArgs = RequestArgs<'records.list'>
+export type RecordKindName = ListArgs['kind']
+export type FilterValue = string | number | null
+
+/** How a kind's records are narrowed to a project: by their project list, a column, or not at all. */
+export type ProjectFilter = 'projects' | 'project_id' | null
+
+export interface RecordListOptions {
+  connectionId: string
+  vaultId: number
+  kind: RecordKindName
+  projectFilter: ProjectFilter
+  /** Filters that are part of the list itself (a run's readout rows), not the person's choice. */
+  fixedFilters?: Readonly<Record<string, FilterValue>>
+  sort?: SortState | null
+  pageSize?: number
+}
+
+/**
+ * One list of cached records, read a page at a time as the table scrolls: search as you type,
+ * sorting and filtering happen in the cache, so a list of 100,000 molecules costs a page. Rows not
+ * read yet are `undefined` (placeholders). When the query changes, the rows shown stay until the
+ * new first page arrives, so typing never flashes an empty table; answers to older queries are
+ * dropped.
+ */
+export class RecordList {
+  readonly options: RecordListOptions
+  text = $state('')
+  sort = $state<SortState | null>(null)
+  filters = $state<Record<string, FilterValue>>({})
+  projectId = $state<number | null>(null)
+  /** Matching records; null until the first answer. */
+  total = $state<number | null>(null)
+  rows = $state.raw<(CachedRecord | undefined)[]>([])
+  error = $state<string | null>(null)
+  /** Changes whenever the question changes (not on refreshes), so the table can go to the top. */
+  queryVersion = $state(0)
+  readonly #bridge: VaultDeskBridge
+  readonly #reportError: (message: string) => void
+  readonly #pages: PageBook
+  /** True from a query change until its first page arrives: the rows shown answer the old one. */
+  #stale = false
+  #wanted: RowRange = { start: 0, end: 1 }
+  readonly #refresh = coalesced(() => this.#reread())
+
+  constructor(
+    bridge: VaultDeskBridge,
+    reportError: (message: string) => void,
+    options: RecordListOptions,
+  ) {
+    this.#bridge = bridge
+    this.#reportError = reportError
+    this.options = options
+    this.#pages = new PageBook(options.pageSize ?? 100)
+    this.sort = options.sort ?? null
+  }
+
+  setText(text: string): void {
+    if (text === this.text) return
+    this.text = text
+    this.#restart()
+  }
+
+  setSort(sort: SortState | null): void {
+    this.sort = sort
+    this.#restart()
+  }
+
+  /** Clears the filters on `columns`, then sets `values`: one filter choice, one new query. */
+  setFilters(columns: readonly string[], values: Readonly<Record<string, FilterValue>>): void {
+    const next = { ...this.filters }
+    for (const column of columns) delete next[column]
+    this.filters = { ...next, ...values }
+    this.#restart()
+  }
+
+  setProject(projectId: number | null): void {
+    if (projectId === this.projectId || this.options.projectFilter === null) return
+    this.projectId = projectId
+    this.#restart()
+  }
+
+  /** Reads the pages a range of rows needs, unless they are read or being read. */
+  want(range: RowRange): void {
+    this.#wanted = range
+    for (const page of this.#pages.pagesOf(range)) {
+      if (this.#pages.needs(page)) void this.#read(page)
+    }
+  }
+
+  /** Reads the rows in view again (the cache changed under them); coalesced. */
+  refresh(): Promise<void> {
+    return this.#refresh()
+  }
+
+  #restart(): void {
+    this.queryVersion++
+    this.#pages.clear()
+    this.#stale = true
+    this.error = null
+    this.want({ start: 0, end: Math.max(1, this.#wanted.end - this.#wanted.start) })
+  }
+
+  async #reread(): Promise<void> {
+    const pages = this.#pages.pagesOf(this.#wanted)
+    const version = this.queryVersion
+    const answers = await Promise.all(pages.map((page) => this.#ask(page)))
+    if (version !== this.queryVersion) return
+    let rows: (CachedRecord | undefined)[] | null = null
+    // Everything outside the view is forgotten: it is read again, fresh, when scrolled to.
+    this.#pages.forgetRead()
+    for (const [index, answer] of answers.entries()) {
+      if (!answer.ok) continue
+      rows ??= new Array<CachedRecord | undefined>(answer.value.total)
+      this.#place(rows, pages[index]!, answer.value.records)
+    }
+    if (rows === null) return
+    this.rows = rows
+    this.total = rows.length
+  }
+
+  async #read(page: number): Promise<void> {
+    const version = this.queryVersion
+    this.#pages.startReading(page)
+    const answer = await this.#ask(page)
+    if (version !== this.queryVersion) return
+    this.#pages.finishReading(page, answer.ok)
+    if (!answer.ok) {
+      if (this.error === null) this.#reportError(`Could not read the list: ${answer.error.message}`)
+      this.error = answer.error.message
+      return
+    }
+    const { total, records } = answer.value
+    const keep = !this.#stale && total === this.rows.length
+    const rows = keep ? [...this.rows] : new Array<CachedRecord | undefined>(total)
+    if (!keep) this.#pages.forgetRead()
+    this.#stale = false
+    this.#place(rows, page, records)
+    this.rows = rows
+    this.total = total
+    // Other pages in view belonged to the rows just replaced: read them for the new ones.
+    if (!keep) this.want(this.#wanted)
+  }
+
+  #place(rows: (CachedRecord | undefined)[], page: number, records: readonly CachedRecord[]) {
+    const offset = page * this.#pages.pageSize
+    records.forEach((record, index) => {
+      if (offset + index < rows.length) rows[offset + index] = record
+    })
+    this.#pages.markRead(page)
+  }
+
+  #ask(page: number) {
+    const { connectionId, vaultId, kind, projectFilter, fixedFilters } = this.options
+    const filters = { ...this.filters, ...fixedFilters }
+    if (projectFilter === 'project_id' && this.projectId !== null) {
+      filters.project_id = this.projectId
+    }
+    const text = this.text.trim()
+    const args: ListArgs = {
+      connectionId,
+      vaultId,
+      kind,
+      limit: this.#pages.pageSize,
+      offset: page * this.#pages.pageSize,
+      ...(text ? { text } : {}),
+      ...(Object.keys(filters).length > 0 ? { filters } : {}),
+      ...(projectFilter === 'projects' && this.projectId !== null
+        ? { projectId: this.projectId }
+        : {}),
+      ...(this.sort
+        ? {
+            sort: this.sort.columnId,
+            direction: this.sort.direction === 'ascending' ? ('asc' as const) : ('desc' as const),
+          }
+        : {}),
+    }
+    return this.#bridge.invoke('records.list', args)
+  }
+}

@@ -1,0 +1,78 @@
+import type { LinkedCachedRecord, VaultDeskBridge } from '../bridge.ts'
+import { idOf, linkIdOf, recordsOf, textOf } from '../records/record-values.ts'
+import { coalesced } from './coalesced.ts'
+import type { RecordKindName } from './record-list.svelte.ts'
+
+export interface RecordAddress {
+  connectionId: string
+  vaultId: number
+  kind: RecordKindName
+  id: number
+}
+
+export type RecordViewState =
+  | { status: 'loading' }
+  | { status: 'found'; linked: LinkedCachedRecord }
+  | { status: 'missing' }
+  | { status: 'failed'; message: string }
+
+/**
+ * One record with the records its page links to, read from the cache, and read again when sync
+ * changes any kind the page shows (so a page open during a sync fills in as records arrive).
+ */
+export class RecordView {
+  readonly address: RecordAddress
+  state = $state<RecordViewState>({ status: 'loading' })
+  readonly #bridge: VaultDeskBridge
+  readonly #refresh = coalesced(() => this.#read())
+
+  constructor(bridge: VaultDeskBridge, address: RecordAddress) {
+    this.#bridge = bridge
+    this.address = address
+  }
+
+  start(): () => void {
+    const stop = this.#bridge.on('records.changed', ({ connectionId, vaultId, kinds }) => {
+      const { address } = this
+      if (connectionId !== address.connectionId || vaultId !== address.vaultId) return
+      const shown = this.state.status === 'found' ? Object.keys(this.state.linked.links) : []
+      if (kinds.some((kind) => kind === address.kind || shown.includes(kind))) {
+        void this.#refresh()
+      }
+    })
+    void this.#refresh()
+    return stop
+  }
+
+  async #read(): Promise<void> {
+    const result = await this.#bridge.invoke('records.get', this.address)
+    if (!result.ok) this.state = { status: 'failed', message: result.error.message }
+    else if (result.value === null) this.state = { status: 'missing' }
+    else this.state = { status: 'found', linked: await this.#withMolecule(result.value) }
+  }
+
+  /**
+   * A batch the vault sent inside its molecule does not name the molecule, so the cache cannot
+   * link it. Its identifier is in the molecule's search text, though: the molecule found by it
+   * whose batches hold this batch is the one.
+   */
+  async #withMolecule(linked: LinkedCachedRecord): Promise<LinkedCachedRecord> {
+    if (linked.kind !== 'batches' || (linked.links.molecules?.length ?? 0) > 0) return linked
+    if (linkIdOf(linked.record.molecule) !== null) return linked
+    const identifier = textOf(linked.record.molecule_batch_identifier)
+    if (identifier === null) return linked
+    const { connectionId, vaultId, id } = this.address
+    const found = await this.#bridge.invoke('records.list', {
+      connectionId,
+      vaultId,
+      kind: 'molecules',
+      text: identifier,
+      limit: 20,
+    })
+    if (!found.ok) return linked
+    const molecule = found.value.records.find((candidate) =>
+      recordsOf(candidate.batches).some((batch) => idOf(batch.id) === id),
+    )
+    return molecule ? { ...linked, links: { ...linked.links, molecules: [molecule] } } : linked
+  }
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest'
+import { connectionId, settled, tempFile, useOutboxHarness } from './support/outbox-harness.ts'
+
+const harness = useOutboxHarness()
+
+function entryRow(id: number) {
+  return harness.sim.core.db
+    .prepare('SELECT title, status, body, witness_id FROM eln_entries WHERE id = ?')
+    .get(id) as { title: string; status: string; body: string; witness_id: number | null }
+}
+
+describe('ELN entries through the outbox', () => {
+  it('creates an entry offline, appends text and a file to it, and submits it, in order', async () => {
+    const { outbox } = harness.open()
+    const vaultId = harness.vaultId
+    const [create] = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.create',
+      payload: { title: 'Suzuki coupling, batch 7', project: harness.sim.cast.projects.kinase.id },
+    })
+    const entry = { item: create!.id }
+    const queued = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.append',
+      entry,
+      body: [
+        { type: 'text', text: 'Yield 82 %, white solid.' },
+        { type: 'file', path: tempFile('tlc.txt', 'Rf 0.4 in 3:1 hexane/EtOAc') },
+        { type: 'link', url: 'https://example.org/protocols/suzuki', label: 'Protocol' },
+      ],
+    })
+    expect(queued.map((item) => item.operation)).toEqual(['file.attach', 'eln.append'])
+    await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.status',
+      payload: { entry, status_action: 'submit', witness: harness.sim.cast.users.writer.id },
+    })
+    const pending = outbox.pendingList(connectionId, vaultId, 'eln_entries')
+    expect(pending).toHaveLength(1)
+    expect(pending[0]!.record).toMatchObject({
+      name: 'Suzuki coupling, batch 7',
+      status: 'submitted',
+      body: [
+        { type: 'text', text: 'Yield 82 %, white solid.' },
+        { type: 'file', file: { item: queued[0]!.id } },
+        { type: 'link', url: 'https://example.org/protocols/suzuki', label: 'Protocol' },
+      ],
+    })
+
+    outbox.start()
+    await settled(outbox)
+
+    const entryId = outbox.item(create!.id).serverId!
+    const fileId = outbox.item(queued[0]!.id).serverId!
+    const row = entryRow(entryId)
+    expect(row.status).toBe('submitted')
+    expect(row.witness_id).toBe(harness.sim.cast.users.writer.id)
+    expect(JSON.parse(row.body)).toEqual([
+      { type: 'text', text: 'Yield 82 %, white solid.' },
+      { type: 'file', file: fileId, name: 'tlc.txt' },
+      { type: 'link', url: 'https://example.org/protocols/suzuki', label: 'Protocol' },
+    ])
+    expect(
+      harness.sim.core.db
+        .prepare('SELECT resource_class, resource_id FROM uploaded_files WHERE id = ?')
+        .get(fileId),
+    ).toEqual({ resource_class: 'eln_entry', resource_id: entryId })
+  })
+
+  it('detects an edit of an entry changed on the server since editing began', async () => {
+    const { outbox, cache } = harness.open()
+    const vaultId = harness.vaultId
+    const [create] = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.create',
+      payload: { title: 'Crystallisation trials', project: 'Kinase Inhibitors' },
+    })
+    await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.update',
+      payload: { entry: { item: create!.id }, eln_fields: { Solvent: 'EtOH' } },
+    })
+    outbox.start()
+    await settled(outbox)
+    const entryId = outbox.item(create!.id).serverId!
+    const seen = cache.get('eln_entries', vaultId, entryId)
+    expect(seen?.modified_at).toEqual(expect.any(String))
+
+    // A colleague retitles the entry on the server a little later.
+    harness.sim.clock.advance(5_000)
+    await harness
+      .client('writer')
+      .elnEntries.update(vaultId, entryId, { title: 'Recrystallisation' })
+
+    const [edit] = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.update',
+      payload: { entry: { id: entryId }, title: 'Crystallisation trials, round 2' },
+    })
+    expect(edit!.record).toEqual({ kind: 'eln_entries', id: entryId, createdBy: null })
+    await settled(outbox)
+    expect(outbox.item(edit!.id)).toMatchObject({
+      state: 'conflict',
+      theirs: expect.objectContaining({ id: entryId, name: 'Recrystallisation' }),
+    })
+    expect(entryRow(entryId).title).toBe('Recrystallisation')
+
+    outbox.resolveConflict(edit!.id, 'mine')
+    await settled(outbox)
+    expect(outbox.item(edit!.id).state).toBe('sent')
+    expect(entryRow(entryId).title).toBe('Crystallisation trials, round 2')
+  })
+
+  it('discards the uploads and edits of an entry whose creation is discarded', async () => {
+    const { outbox } = harness.open()
+    const vaultId = harness.vaultId
+    const [create] = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.create',
+      payload: { title: 'Never mind', project: 'Kinase Inhibitors' },
+    })
+    const appended = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.append',
+      entry: { item: create!.id },
+      body: [{ type: 'file', path: tempFile('scratch.txt', 'scratch') }],
+    })
+    const { discarded } = outbox.discard(create!.id)
+    expect(discarded.sort()).toEqual([create!.id, ...appended.map((item) => item.id)].sort())
+    expect(outbox.counts().pending).toBe(0)
+    expect(outbox.pendingList(connectionId, vaultId, 'eln_entries')).toEqual([])
+  })
+})

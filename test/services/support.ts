@@ -1,0 +1,73 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { LimiterRegistry } from '../../src-main/api/index.ts'
+import {
+  createServices,
+  type ServiceOptions,
+  type Services,
+} from '../../src-main/services/index.ts'
+import type { AppEventName, AppEvents } from '../../src-main/shared/events.ts'
+
+/** Real services on a temporary data folder, with fast export polling, backoff and probes. */
+export function testServices(options: Partial<ServiceOptions> = {}): {
+  services: Services
+  dataDir: string
+  dispose: () => Promise<void>
+} {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-services-'))
+  const services = createServices({
+    host: 'web',
+    dataDir,
+    background: false,
+    client: {
+      limiters: new LimiterRegistry(),
+      exportPolling: { minIntervalMs: 5, maxIntervalMs: 20 },
+      retry: { baseDelayMs: 5, maxDelayMs: 50 },
+    },
+    probeBackoff: { baseDelayMs: 20, maxDelayMs: 200 },
+    ...options,
+  })
+  return {
+    services,
+    dataDir,
+    dispose: async () => {
+      await services.close()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Every event of the services, in order. */
+export function recordEvents(services: Services): { name: AppEventName; payload: unknown }[] {
+  const seen: { name: AppEventName; payload: unknown }[] = []
+  services.events.onAny((name, payload) => seen.push({ name, payload }))
+  return seen
+}
+
+/** Resolves with the first payload of `event` that passes `test`. */
+export function nextEvent<E extends AppEventName>(
+  services: Services,
+  event: E,
+  test: (payload: AppEvents[E]) => boolean = () => true,
+): Promise<AppEvents[E]> {
+  return new Promise((resolve) => {
+    const off = services.events.on(event, (payload) => {
+      if (!test(payload)) return
+      off()
+      resolve(payload)
+    })
+  })
+}
+
+/** Every file under a folder, for checking that a secret was written nowhere. */
+export function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+}
+
+export function fileContains(file: string, text: string): boolean {
+  return fs.readFileSync(file).includes(Buffer.from(text, 'utf8'))
+}
