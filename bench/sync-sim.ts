@@ -53,6 +53,8 @@ async function serve(molecules: number): Promise<void> {
       seed: molecules,
       db,
       exportTiming: { startDelayMs: 0, durationMs: 0 },
+      // The simulator's background structure indexing would compete with sync for the CPU.
+      indexing: { minimumMolecules: Infinity },
     })
   if (!fs.existsSync(db)) progress(`seeding ${molecules} molecules (kept in ${db})`)
   const sim = await start().catch((error: unknown) => {

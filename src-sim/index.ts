@@ -24,6 +24,7 @@ import type { SimCore, SimLimits } from './core/sim-core.ts'
 import { createStats, resetStats } from './core/stats.ts'
 import type { SimStats } from './core/stats.ts'
 import { simModules } from './modules.ts'
+import type { IndexingSettings } from './resources/molecule-query/search-index.ts'
 
 export type { FaultSettings } from './core/faults.ts'
 export type { SimStats } from './core/stats.ts'
@@ -41,6 +42,12 @@ export interface VaultSimOptions {
   faults?: FaultSettings
   exportTiming?: Partial<ExportTiming>
   limits?: Partial<SimLimits>
+  /**
+   * The background identification of bulk-seeded molecules for structure search: it runs when at
+   * least `minimumMolecules` lack search data (default 10,000), a chunk at a time whenever the
+   * API has been idle for `idleMs` (default 1,000).
+   */
+  indexing?: Partial<IndexingSettings>
   /** Request log lines; silent when absent. */
   log?: (line: string) => void
 }
@@ -73,6 +80,7 @@ export interface VaultSim {
 }
 
 const defaultTiming: ExportTiming = { startDelayMs: 1000, durationMs: 2000 }
+const defaultIndexing: IndexingSettings = { minimumMolecules: 10_000, idleMs: 1000 }
 const defaultLimits: SimLimits = {
   inFlightPerUser: 3,
   maxJsonBodyBytes: 32 * 1024 * 1024,
@@ -122,6 +130,7 @@ async function startOn(
     faults,
     chem,
     limits,
+    indexing: { ...defaultIndexing, ...options.indexing },
     dataDirectory,
     log,
     exports: exportEngine,
@@ -132,6 +141,9 @@ async function startOn(
         const description = module.dependentData?.[kind]?.(db, id)
         return description ? [description] : []
       }),
+    deleteMoleculeDependents: (moleculeId) => {
+      for (const module of simModules) module.moleculeDeletion?.(db, moleculeId)
+    },
     protocolCriteria: simModules.find((module) => module.protocolCriteria)?.protocolCriteria,
   }
   const router = new Router()
@@ -140,6 +152,7 @@ async function startOn(
     for (const exportable of module.exportables ?? []) sim.exports.register(exportable)
   }
   const cast = await seedDatabase(db, simModules, options.seed ?? 'empty', chem, clock.nowSeconds())
+  for (const module of simModules) module.start?.(sim)
 
   const apiServer = http.createServer(
     createApiHandler(sim, router, new InFlightLimit(limits.inFlightPerUser, stats)),
@@ -181,6 +194,7 @@ async function startOn(
       if (stopped) return
       stopped = true
       sim.exports.stop()
+      for (const module of simModules) module.stop?.(sim)
       await Promise.all([close(apiServer), close(downloadServer)])
       db.close()
       fs.rmSync(dataDirectory, { recursive: true, force: true })

@@ -15,7 +15,14 @@ export interface StructureProperties extends DerivedProperties {
   inchi: string
   inchiKey: string
   fingerprint: Uint8Array
+  pickle: Uint8Array
 }
+
+/**
+ * A structure as SMILES, CXSMILES or a molfile, or as an RDKit pickle (a molecule already read
+ * and perceived, which RDKit loads several times faster than it parses text).
+ */
+export type StructureInput = string | Uint8Array
 
 const fingerprintDetails = JSON.stringify({ radius: 2, nBits: 1024 })
 
@@ -34,8 +41,8 @@ export class Chemistry {
     this.#base = this.#query('[NX3;!$(N-C=[O,N,S]);!$(N-a);!$(N-S);!$(N#*);!$(N=*)]')
   }
 
-  /** Runs `use` on a molecule read from SMILES, CXSMILES or a molfile, then frees it. */
-  withMol<T>(structure: string, use: (mol: JSMol) => T): T {
+  /** Runs `use` on a molecule read from SMILES, CXSMILES, a molfile or a pickle, then frees it. */
+  withMol<T>(structure: StructureInput, use: (mol: JSMol) => T): T {
     const mol = this.#read(structure)
     try {
       return use(mol)
@@ -45,11 +52,17 @@ export class Chemistry {
   }
 
   /** Reads a substructure query (SMARTS or SMILES) and returns a matcher to dispose of. */
-  substructureMatcher(query: string): { matches(structure: string): boolean; dispose(): void } {
+  substructureMatcher(query: string): {
+    matches(structure: StructureInput): boolean
+    dispose(): void
+  } {
     const queryMol = this.#query(query)
     return {
       matches: (structure) => {
-        const mol = this.rdkit.get_mol(structure)
+        const mol =
+          typeof structure === 'string'
+            ? this.rdkit.get_mol(structure)
+            : this.rdkit.get_mol_from_uint8array(structure)
         if (!mol) return false
         try {
           return mol.get_substruct_match(queryMol) !== '{}'
@@ -65,11 +78,27 @@ export class Chemistry {
     return this.withMol(structure, (mol) => mol.get_smiles())
   }
 
-  fingerprint(structure: string): Uint8Array {
+  fingerprint(structure: StructureInput): Uint8Array {
     return this.withMol(
       structure,
       (mol) => mol.get_morgan_fp_as_uint8array(fingerprintDetails) as Uint8Array,
     )
+  }
+
+  /** The pickle and the fingerprint of a structure, from one reading of it. */
+  searchForms(structure: StructureInput): { pickle: Uint8Array; fingerprint: Uint8Array } {
+    return this.withMol(structure, (mol) => ({
+      pickle: mol.get_as_uint8array() as Uint8Array,
+      fingerprint: mol.get_morgan_fp_as_uint8array(fingerprintDetails) as Uint8Array,
+    }))
+  }
+
+  /** InChI and InChIKey. */
+  inchi(structure: StructureInput): { inchi: string; inchiKey: string } {
+    return this.withMol(structure, (mol) => {
+      const inchi = mol.get_inchi()
+      return { inchi, inchiKey: this.rdkit.get_inchikey_for_inchi(inchi) }
+    })
   }
 
   molblock(structure: string): string {
@@ -77,7 +106,7 @@ export class Chemistry {
   }
 
   inchiKey(structure: string): string {
-    return this.withMol(structure, (mol) => this.rdkit.get_inchikey_for_inchi(mol.get_inchi()))
+    return this.inchi(structure).inchiKey
   }
 
   svg(structure: string, width: number, height: number): string {
@@ -105,6 +134,7 @@ export class Chemistry {
         inchi,
         inchiKey: this.rdkit.get_inchikey_for_inchi(inchi),
         fingerprint: mol.get_morgan_fp_as_uint8array(fingerprintDetails) as Uint8Array,
+        pickle: mol.get_as_uint8array() as Uint8Array,
       }
     })
   }
@@ -135,9 +165,17 @@ export class Chemistry {
     }
   }
 
-  #read(structure: string): JSMol {
-    const text = structure.trim()
-    const mol = text === '' ? null : this.rdkit.get_mol(text)
+  #read(structure: StructureInput): JSMol {
+    if (typeof structure !== 'string') {
+      const mol = this.rdkit.get_mol_from_uint8array(structure)
+      if (!mol) throw new ChemistryError('A stored molecule pickle cannot be read')
+      return mol
+    }
+    // Only a one-line structure (SMILES, CXSMILES) is trimmed: a molfile's first line is its
+    // name, which most writers leave blank, so trimming would shift every line after it.
+    const trimmed = structure.trim()
+    const text = trimmed.includes('\n') ? structure : trimmed
+    const mol = trimmed === '' ? null : this.rdkit.get_mol(text)
     if (!mol)
       throw new ChemistryError(
         `'${abbreviate(structure)}' is not a structure that can be read (SMILES, CXSMILES or molfile)`,

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import type { SimUser, SimVault, VaultAccess, VaultRole } from './context.ts'
 import type { SimCore } from './sim-core.ts'
+import { preparedOnce } from './statements.ts'
 
 interface UserRow {
   id: number
@@ -49,12 +50,11 @@ export function authenticate(
   db: Database,
   token: string,
 ): { user: SimUser; tokenId: number } | undefined {
-  const row = db
-    .prepare(
-      `SELECT users.*, api_tokens.id AS token_id FROM api_tokens JOIN users ON users.id = api_tokens.user_id
-       WHERE api_tokens.token = ?`,
-    )
-    .get(token) as (UserRow & { token_id: number }) | undefined
+  const row = preparedOnce(
+    db,
+    `SELECT users.*, api_tokens.id AS token_id FROM api_tokens JOIN users ON users.id = api_tokens.user_id
+     WHERE api_tokens.token = ?`,
+  ).get(token) as (UserRow & { token_id: number }) | undefined
   return row ? { user: toUser(row), tokenId: row.token_id } : undefined
 }
 
@@ -71,34 +71,30 @@ export function buildAccess(
   vaultId: number,
 ): VaultAccess | undefined {
   const db = sim.db
-  const vaultRow = db.prepare(`SELECT * FROM vaults WHERE id = ?`).get(vaultId) as
+  const vaultRow = preparedOnce(db, `SELECT * FROM vaults WHERE id = ?`).get(vaultId) as
     VaultRow | undefined
   if (!vaultRow || vaultRow.api_access !== 1) return undefined
-  const member = db
-    .prepare(
-      `SELECT users.*, vault_members.role, vault_members.can_manage_projects FROM vault_members
-       JOIN users ON users.id = vault_members.user_id WHERE vault_members.vault_id = ? AND vault_members.user_id = ?`,
-    )
-    .get(vaultId, userId) as
-    (UserRow & { role: VaultRole; can_manage_projects: number }) | undefined
+  const member = preparedOnce(
+    db,
+    `SELECT users.*, vault_members.role, vault_members.can_manage_projects FROM vault_members
+     JOIN users ON users.id = vault_members.user_id WHERE vault_members.vault_id = ? AND vault_members.user_id = ?`,
+  ).get(vaultId, userId) as (UserRow & { role: VaultRole; can_manage_projects: number }) | undefined
   if (!member) return undefined
   const isAdmin = member.role === 'admin'
   const memberships = isAdmin
-    ? (db
-        .prepare(
-          `SELECT id AS project_id, 1 AS can_edit_data FROM projects WHERE vault_id = ? ORDER BY id`,
-        )
-        .all(vaultId) as {
+    ? (preparedOnce(
+        db,
+        `SELECT id AS project_id, 1 AS can_edit_data FROM projects WHERE vault_id = ? ORDER BY id`,
+      ).all(vaultId) as {
         project_id: number
         can_edit_data: number
       }[])
-    : (db
-        .prepare(
-          `SELECT project_members.project_id, project_members.can_edit_data FROM project_members
-           JOIN projects ON projects.id = project_members.project_id
-           WHERE projects.vault_id = ? AND project_members.user_id = ? ORDER BY project_members.project_id`,
-        )
-        .all(vaultId, userId) as { project_id: number; can_edit_data: number }[])
+    : (preparedOnce(
+        db,
+        `SELECT project_members.project_id, project_members.can_edit_data FROM project_members
+         JOIN projects ON projects.id = project_members.project_id
+         WHERE projects.vault_id = ? AND project_members.user_id = ? ORDER BY project_members.project_id`,
+      ).all(vaultId, userId) as { project_id: number; can_edit_data: number }[])
   const projectIds = memberships.map((membership) => membership.project_id)
   const writableProjectIds =
     member.role === 'reader'

@@ -14,6 +14,7 @@ import type { Reply } from './replies.ts'
 import { writeReply } from './respond.ts'
 import type { Route, Router } from './router.ts'
 import type { SimCore } from './sim-core.ts'
+import { preparedOnce } from './statements.ts'
 import { countStatus } from './stats.ts'
 
 export const apiPrefix = '/api/v1'
@@ -58,9 +59,10 @@ async function handle(
     countStatus(sim.stats, response.statusCode)
     const elapsedMs = performance.now() - startedAt
     if (tokenId !== undefined) {
-      sim.db
-        .prepare(`INSERT INTO api_executions (token_id, at, seconds) VALUES (?, ?, ?)`)
-        .run(tokenId, sim.clock.nowSeconds(), elapsedMs / 1000)
+      preparedOnce(
+        sim.db,
+        `INSERT INTO api_executions (token_id, at, seconds) VALUES (?, ?, ?)`,
+      ).run(tokenId, sim.clock.nowSeconds(), elapsedMs / 1000)
     }
     sim.log(
       `${method} ${url.pathname}${url.search} ${response.statusCode} ${elapsedMs.toFixed(1)}ms${user ? ` ${user.email}` : ''}`,

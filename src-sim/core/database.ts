@@ -15,6 +15,8 @@ export function openDatabase(
 ): SqliteDatabase {
   const db = new Database(file ?? ':memory:')
   db.pragma('foreign_keys = ON')
+  // Sorts and temporary b-trees stay in memory rather than going through temporary files.
+  db.pragma('temp_store = MEMORY')
   if (file) {
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')

@@ -6,6 +6,7 @@ import type { Params } from './params.ts'
 import type { Random } from './random.ts'
 import type { Router } from './router.ts'
 import type { SeedCast } from './seed-cast.ts'
+import type { SimCore } from './sim-core.ts'
 
 /**
  * A resource family: its tables, its routes, its part of the seeds and the hooks other families
@@ -17,12 +18,21 @@ export interface SimModule {
   schema?: string
   routes?(router: Router): void
   seed?(seed: SeedContext): void | Promise<void>
+  /** Runs each time the simulator starts, once any seeding is done (a reopened --db file too). */
+  start?(sim: SimCore): void
+  /** Runs when the simulator stops, before the database closes. */
+  stop?(sim: SimCore): void
   exportables?: readonly Exportable[]
   /**
    * Describes data of this module that still refers to a record of another module, so that the
    * owner refuses to delete it (422). Answer undefined when nothing refers to it.
    */
   dependentData?: Partial<Record<DependentKind, (db: Database, id: number) => string | undefined>>
+  /**
+   * Deletes this module's records that belong to a molecule being deleted (its attached files),
+   * inside the deleting transaction.
+   */
+  moleculeDeletion?: (db: Database, moleculeId: number) => void
   /** Resolves the protocol_criteria of molecule and batch queries (the assay module). */
   protocolCriteria?: ProtocolCriteriaResolver
 }

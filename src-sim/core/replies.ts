@@ -6,7 +6,8 @@ export type Reply =
   | {
       kind: 'bytes'
       status: number
-      bytes: Uint8Array
+      /** The body, or its parts in order (written one after another, never joined in memory). */
+      bytes: Uint8Array | readonly Uint8Array[]
       contentType: string
       headers?: Record<string, string>
     }
@@ -30,7 +31,7 @@ export const jsonReply = (value: unknown, status = 200, headers?: Record<string,
   mark({ kind: 'json', status, value, ...(headers ? { headers } : {}) })
 
 export const bytesReply = (
-  bytes: Uint8Array,
+  bytes: Uint8Array | readonly Uint8Array[],
   contentType: string,
   headers?: Record<string, string>,
 ): Reply =>

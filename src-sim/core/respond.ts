@@ -18,39 +18,42 @@ export function writeReply(
     return
   }
   let status: number
-  let body: Buffer
+  let parts: readonly Uint8Array[]
   const headers: Record<string, string> = {}
   switch (reply.kind) {
     case 'json':
       status = reply.status
-      body = Buffer.from(reply.value === undefined ? '' : JSON.stringify(reply.value))
+      parts = [Buffer.from(reply.value === undefined ? '' : JSON.stringify(reply.value))]
       headers['content-type'] = 'application/json; charset=utf-8'
       Object.assign(headers, reply.headers)
       break
     case 'bytes':
       status = reply.status
-      body = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength)
+      parts = reply.bytes instanceof Uint8Array ? [reply.bytes] : reply.bytes
       headers['content-type'] = reply.contentType
       Object.assign(headers, reply.headers)
       break
     case 'redirect':
       status = 302
-      body = Buffer.alloc(0)
+      parts = []
       headers.location = reply.location
       break
     case 'empty':
       status = reply.status
-      body = Buffer.alloc(0)
+      parts = []
       break
   }
-  headers['content-length'] = String(body.length)
+  headers['content-length'] = String(parts.reduce((sum, part) => sum + part.byteLength, 0))
   response.writeHead(status, headers)
   if (options.drop) {
-    dropAfterHalf(response, body)
+    dropAfterHalf(response, Buffer.concat(parts))
     return
   }
+  response.cork()
+  for (const part of parts.slice(0, -1)) response.write(part)
   options.beforeLastByte()
-  response.end(body)
+  response.end(parts.at(-1))
+  response.uncork()
 }
 
 function dropAfterHalf(response: ServerResponse, body: Buffer): void {
@@ -82,7 +85,8 @@ function writeFile(
     stream.on('end', () => response.socket?.destroy())
     return
   }
-  const stream = fs.createReadStream(path)
+  // Large chunks: an export file of a big vault is hundreds of megabytes.
+  const stream = fs.createReadStream(path, { highWaterMark: 1024 * 1024 })
   stream.on('end', options.beforeLastByte)
   stream.on('error', () => response.socket?.destroy())
   stream.pipe(response)

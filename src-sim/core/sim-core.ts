@@ -5,6 +5,7 @@ import type { VaultAccess } from './context.ts'
 import type { ExportEngine } from './exports/engine.ts'
 import type { Faults } from './faults.ts'
 import type { DependentKind, ProtocolCriteriaResolver } from './module.ts'
+import type { IndexingSettings } from '../resources/molecule-query/search-index.ts'
 import type { SimStats } from './stats.ts'
 
 export interface SimLimits {
@@ -23,12 +24,16 @@ export interface SimCore {
   chem: Chemistry
   exports: ExportEngine
   limits: SimLimits
+  /** When bulk-seeded molecules are identified in the background (search-index.ts). */
+  indexing: IndexingSettings
   /** A private directory for uploads, stored files and export files; deleted at stop. */
   dataDirectory: string
   /** What the user may do in a vault, or undefined when the vault answers 401 to them. */
   accessFor(userId: number, tokenId: number, vaultId: number): VaultAccess | undefined
   /** Descriptions of data other modules keep that refers to the record (empty: none). */
   dependentData(kind: DependentKind, id: number): string[]
+  /** Runs every module's moleculeDeletion hook (see deleteMolecule). */
+  deleteMoleculeDependents(moleculeId: number): void
   /**
    * Bumped after every successful write through the API (any POST, PUT or DELETE that is not a
    * query form), so modules may cache query results keyed on it.

@@ -13,6 +13,8 @@ export interface SimStats {
   concurrencyRejections: number
   exportQueueRejections: number
   downloads: number
+  /** Molecules the structure index's background pass has given search forms, and InChI. */
+  backgroundIdentities: { searchForms: number; inchi: number }
   injected: {
     latency: number
     serverErrors: number
@@ -32,6 +34,7 @@ export function createStats(): SimStats {
     concurrencyRejections: 0,
     exportQueueRejections: 0,
     downloads: 0,
+    backgroundIdentities: { searchForms: 0, inchi: 0 },
     injected: { latency: 0, serverErrors: 0, tooManyRequests: 0, drops: 0, hangs: 0 },
   }
 }

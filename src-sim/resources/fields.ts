@@ -117,30 +117,34 @@ export function fieldsOf(
 
 const datePattern = /^\d{4}-\d{2}-\d{2}$/
 
+export type FieldValue = string | number
+
 /**
- * Checks user-defined field values against the vault's definitions: known names, numbers for
- * Number fields, YYYY-MM-DD for Date fields, a listed value for Pick List fields.
+ * Checks user-defined field values against the vault's definitions of a category: known names,
+ * numbers for Number fields, YYYY-MM-DD for Date fields, a listed value for Pick List fields.
+ * A null or empty value comes back as null: it clears the field (see mergeFieldValues).
  */
 export function checkFieldValues(
   db: Database,
   vaultId: number,
-  category: 'molecule' | 'batch',
+  category: Exclude<FieldCategory, 'internal'>,
   values: Record<string, unknown>,
   member: string,
-): Record<string, string | number> {
+): Record<string, FieldValue | null> {
   const definitions = new Map(fieldsOf(db, vaultId, category).map((field) => [field.name, field]))
-  const checked: Record<string, string | number> = {}
+  const checked: Record<string, FieldValue | null> = {}
   for (const [name, value] of Object.entries(values)) {
     const field = definitions.get(name)
     const label = `${member}.${name}`
     if (!field) {
       throw invalid(
         label,
-        `is not a ${category} field of this vault (known: ${[...definitions.keys()].join(', ')})`,
+        `is not a ${category} field of this vault (known: ${[...definitions.keys()].join(', ') || 'none'})`,
       )
     }
-    if (value === null || value === '') continue
-    if (field.data_type_name === 'Number') {
+    if (value === null || value === '') {
+      checked[name] = null
+    } else if (field.data_type_name === 'Number') {
       const number =
         typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN
       if (!Number.isFinite(number))
@@ -175,6 +179,19 @@ export function checkFieldValues(
     }
   }
   return checked
+}
+
+/** Stored field values after a change from checkFieldValues: null clears a field. */
+export function mergeFieldValues(
+  current: Record<string, FieldValue>,
+  changes: Record<string, FieldValue | null>,
+): Record<string, FieldValue> {
+  const merged = { ...current }
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null) delete merged[name]
+    else merged[name] = value
+  }
+  return merged
 }
 
 function fieldRecord(field: FieldDefinition): Record<string, unknown> {

@@ -178,7 +178,7 @@ describe('GET and PUT /vaults/{vault_id}/batches/{batch_id}', () => {
     expect((await c.writer.get(`${c.main}/batches/999999`)).status).toBe(404)
   })
 
-  it('updates supplied members, merges batch fields, and accepts the unchanged molecule echoed back', async () => {
+  it('updates supplied members, merges batch fields (null clears one), and accepts the unchanged molecule echoed back', async () => {
     const batch = record(
       await c.writer.post(`${c.main}/batches`, {
         molecule: { id: moleculeId },
@@ -199,6 +199,10 @@ describe('GET and PUT /vaults/{vault_id}/batches/{batch_id}', () => {
       batch_fields: { Chemist: 'P. Levi', 'Purity (%)': 91 },
       projects: [{ id: c.projects.kinase.id }, { id: c.projects.gpcr.id }],
     })
+    const cleared = record(
+      await c.writer.put(`${c.main}/batches/${idOf(batch)}`, { batch_fields: { Chemist: null } }),
+    )
+    expect(cleared.batch_fields).toEqual({ 'Purity (%)': 91 })
   })
 
   it('refuses to change the parent structure, a body id other than the path id, and writes without permission', async () => {

@@ -46,6 +46,29 @@ describe('POST /vaults/{vault_id}/molecules', () => {
     expect(molecule.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/)
   })
 
+  it('reads a molfile whose first (name) line is blank, as the molfile member of a record is', async () => {
+    const ethanol = await createMolecule(c.writer, c.main, {
+      name: 'Ethyl alcohol',
+      smiles: 'CCO',
+      projects: [c.projects.kinase.id],
+    })
+    const shown = record(await c.writer.get(`${c.main}/molecules/${idOf(ethanol)}`))
+    const molfile = shown.molfile as string
+    expect(molfile.split('\n')[0]).toBe('')
+    const copy = await createMolecule(c.writer, c.main, {
+      name: 'Ethanol from its molfile',
+      molfile,
+      projects: [c.projects.kinase.id],
+    })
+    expect(copy).toMatchObject({ smiles: 'CCO', formula: 'C2H6O' })
+    const found = await c.writer.post(`${c.main}/molecules/query`, {
+      structure: molfile,
+      structure_search_type: 'exact',
+    })
+    expect(found.status).toBe(200)
+    expect(objectsOf(record(found)).map(idOf)).toEqual([idOf(ethanol), idOf(copy)])
+  })
+
   it('answers 422 naming the field for a bad structure, duplicate name, unknown field, missing or read-only project', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ name: 'Bad', smiles: 'C1CC(', projects: [c.projects.kinase.id] }, 'smiles'],
@@ -159,7 +182,7 @@ describe('GET /vaults/{vault_id}/molecules/{id}', () => {
 })
 
 describe('PUT /vaults/{vault_id}/molecules/{id}', () => {
-  it('changes supplied fields only, replaces synonyms, projects and collections, keeps an old name as synonym', async () => {
+  it('changes supplied fields only (null or empty clears a field value), replaces synonyms, projects and collections, keeps an old name as synonym', async () => {
     const molecule = await createMolecule(c.writer, c.main, {
       name: 'Caffeine',
       smiles: 'Cn1c(=O)c2c(ncn2C)n(C)c1=O',
@@ -202,6 +225,10 @@ describe('PUT /vaults/{vault_id}/molecules/{id}', () => {
     )
     expect(restructured.formula).toBe('C7H8N4O2')
     expect(restructured.name).toBe('Caffeine (anhydrous)')
+    const cleared = record(
+      await c.writer.put(`${c.main}/molecules/${id}`, { udfs: { Series: null, Priority: '' } }),
+    )
+    expect(cleared.molecule_fields).toEqual({})
   })
 
   it('answers 422 for a body id other than the path id or bad values, 404 for unknown, 401 without write permission', async () => {
@@ -294,7 +321,7 @@ describe('POST /vaults/{vault_id}/molecules/query (basic)', () => {
 })
 
 describe('repeated queries', () => {
-  it('answer the same page again from memory, and show a change as soon as it is written', async () => {
+  it('answer the same page again, and show a change as soon as it is written', async () => {
     const molecule = await createMolecule(c.writer, c.main, {
       name: 'Menthol',
       smiles: 'CC(C)C1CCC(C)CC1O',

@@ -409,16 +409,30 @@ export class ExportEngine {
           if (await this.#pause(id)) return
         }
       } else {
-        fs.writeSync(fd, '[')
+        const separator = ',\n'
+        const segments = exportable.jsonPages
+          ? exportable.jsonPages(
+              access,
+              new Params(params.toJSON(), params.origin, params.timeZone),
+              separator,
+            )
+          : (async function* () {
+              for await (const page of pages())
+                yield page.length === 0
+                  ? []
+                  : [Buffer.from(page.map((record) => JSON.stringify(record)).join(separator))]
+            })()
+        fs.writeSync(fd, '[\n')
         let first = true
-        for await (const page of pages()) {
-          for (const record of page) {
-            fs.writeSync(fd, `${first ? '' : ','}\n${JSON.stringify(record)}`)
+        for await (const page of segments) {
+          for (const segment of page) {
+            if (!first) fs.writeSync(fd, separator)
+            fs.writeSync(fd, segment)
             first = false
           }
           if (await this.#pause(id)) return
         }
-        fs.writeSync(fd, '\n]\n')
+        fs.writeSync(fd, first ? ']\n' : '\n]\n')
       }
     } finally {
       fs.closeSync(fd)

@@ -4,7 +4,8 @@ import type { SimModule } from '../../core/module.ts'
 import type { Params } from '../../core/params.ts'
 import { ChemistryError } from '../../chem/chemistry.ts'
 import { searchStructures } from '../molecule-query/structure-search.ts'
-import { checkFieldValues, fieldsOf } from '../fields.ts'
+import { checkFieldValues, fieldsOf, mergeFieldValues } from '../fields.ts'
+import type { FieldValue } from '../fields.ts'
 import { batchRecords } from '../molecule-query/records.ts'
 import type { BatchRow, MoleculeRow } from '../molecule-query/records.ts'
 import { defaultDisplay } from '../molecule-query/registry-query.ts'
@@ -23,6 +24,7 @@ import {
 } from '../molecules/molecule-store.ts'
 import { visibleMolecule } from '../molecules/module.ts'
 import { nextRegistrationName } from '../registration.ts'
+import { insertBatch } from './batch-store.ts'
 import { readCounterpart, salts, solvents } from './salts.ts'
 
 const readOnlyMembers = [
@@ -98,15 +100,13 @@ function readBatchFields(
   access: VaultAccess,
   params: Params,
   creating: boolean,
-): Record<string, string | number> | undefined {
+): Record<string, FieldValue | null> | undefined {
   const values = params.record('batch_fields')
   const checked =
     values && checkFieldValues(access.db, access.vault.id, 'batch', values, 'batch_fields')
   if (creating && access.vault.registrationSystem) {
     const missing = fieldsOf(access.db, access.vault.id, 'batch')
-      .filter(
-        (field) => field.required_group_number !== null && checked?.[field.name] === undefined,
-      )
+      .filter((field) => field.required_group_number !== null && checked?.[field.name] == null)
       .map((field) => field.name)
     if (missing.length > 0)
       throw invalid(
@@ -221,66 +221,25 @@ async function createBatch(ctx: RequestContext): Promise<unknown> {
   const solvent = params.string('solvent_of_crystallization_name')
   const batch = {
     name: params.string('name')?.trim(),
-    salt: saltName === undefined ? null : readCounterpart(salts, saltName, 'salt_name'),
-    solvent:
+    saltName: saltName === undefined ? null : readCounterpart(salts, saltName, 'salt_name'),
+    solventName:
       solvent === undefined
         ? null
         : readCounterpart(solvents, solvent, 'solvent_of_crystallization_name'),
     stoichiometry: readStoichiometry(access, params),
-    fields: readBatchFields(access, params, true) ?? {},
+    fields: mergeFieldValues({}, readBatchFields(access, params, true) ?? {}),
   }
   const molecule = params.object('molecule', { required: true })!
   params.ignore(...readOnlyMembers)
   params.rejectUnknown()
   const duplicate = await findDuplicate(access, molecule)
-  const db = access.db
-  const id = db.transaction(() => {
-    const moleculeId = resolveMolecule(access, molecule, projectIds, duplicate)
-    const siblings = db
-      .prepare(`SELECT COUNT(*) FROM batches WHERE molecule_id = ?`)
-      .pluck()
-      .get(moleculeId) as number
-    const name = batch.name ?? String(siblings + 1).padStart(3, '0')
-    if (
-      db.prepare(`SELECT 1 FROM batches WHERE molecule_id = ? AND name = ?`).get(moleculeId, name)
-    ) {
-      throw invalid('name', `'${name}' is already the name of a batch of this molecule`)
-    }
-    const now = access.sim.clock.nowSeconds()
-    const batchId = Number(
-      db
-        .prepare(
-          `INSERT INTO batches (vault_id, molecule_id, name, owner_id, salt_name, solvent_of_crystallization_name, core_count, salt_count,
-             solvent_of_crystallization_count, fields, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          access.vault.id,
-          moleculeId,
-          name,
-          access.user.id,
-          batch.salt,
-          batch.solvent,
-          batch.stoichiometry?.core ?? 1,
-          batch.stoichiometry?.salt ?? (batch.salt ? 1 : 0),
-          batch.stoichiometry?.solvent ?? (batch.solvent ? 1 : 0),
-          JSON.stringify(batch.fields),
-          now,
-          now,
-        ).lastInsertRowid,
-    )
-    const insertProject = db.prepare(
-      `INSERT INTO batch_projects (batch_id, project_id) VALUES (?, ?)`,
-    )
-    const insertMoleculeProject = db.prepare(
-      `INSERT OR IGNORE INTO molecule_projects (molecule_id, project_id) VALUES (?, ?)`,
-    )
-    for (const projectId of projectIds) {
-      insertProject.run(batchId, projectId)
-      insertMoleculeProject.run(moleculeId, projectId)
-    }
-    db.prepare(`UPDATE molecules SET modified_at = ? WHERE id = ?`).run(now, moleculeId)
-    return batchId
-  })()
+  const id = access.db.transaction(() =>
+    insertBatch(access, {
+      ...batch,
+      moleculeId: resolveMolecule(access, molecule, projectIds, duplicate),
+      projectIds,
+    }),
+  )()
   return showBatch(access, id)
 }
 
@@ -387,10 +346,7 @@ async function updateBatch(ctx: RequestContext): Promise<unknown> {
       ).run(stoichiometry.core, stoichiometry.salt, stoichiometry.solvent, id)
     }
     if (fields) {
-      const merged: Record<string, unknown> = {
-        ...(JSON.parse(row.fields) as Record<string, unknown>),
-        ...fields,
-      }
+      const merged = mergeFieldValues(JSON.parse(row.fields) as Record<string, FieldValue>, fields)
       db.prepare(`UPDATE batches SET fields = ? WHERE id = ?`).run(JSON.stringify(merged), id)
     }
     if (newProjects) {

@@ -4,6 +4,8 @@ import { formatSeconds } from '../../core/dates.ts'
 import { HttpError, invalid, notFound } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
 import type { SimCore } from '../../core/sim-core.ts'
+import { moveBatch } from '../batches/batch-store.ts'
+import { deleteMolecule } from '../molecules/molecule-store.ts'
 
 /**
  * Batch move jobs (vault administrators): move a batch to another molecule of the vault. Jobs
@@ -115,7 +117,7 @@ export function advanceMoveJobs(sim: SimCore, vaultId: number): void {
     }
     const finishAt = job.modified_ms + MOVE_TIMING.processingMs
     if (now < finishAt) return
-    const outcome = executeMove(db, job, finishAt)
+    const outcome = executeMove(sim, job, finishAt)
     update.run(outcome.ok ? 'success' : 'failure', outcome.message, finishAt, job.id)
     // Molecule and batch queries cache their results per data version.
     if (outcome.ok) sim.dataVersion++
@@ -123,8 +125,12 @@ export function advanceMoveJobs(sim: SimCore, vaultId: number): void {
   }
 }
 
-/** Moves the batch; answers the job's final status and message. */
-function executeMove(db: Database, job: JobRow, at: number): { ok: boolean; message: string } {
+/**
+ * Moves the batch; answers the job's final status and message. A batch that was its molecule's
+ * last either fails the job (fail_on_molecule_deletion) or takes the emptied molecule with it.
+ */
+function executeMove(sim: SimCore, job: JobRow, at: number): { ok: boolean; message: string } {
+  const db = sim.db
   const batch = db
     .prepare(`SELECT id, molecule_id, name FROM batches WHERE id = ?`)
     .get(job.batch_id) as { id: number; molecule_id: number; name: string } | undefined
@@ -141,7 +147,7 @@ function executeMove(db: Database, job: JobRow, at: number): { ok: boolean; mess
   if (job.fail_on_molecule_deletion === 1 && leavesEmpty) {
     return {
       ok: false,
-      message: `moving batch ${batch.id} would leave molecule ${batch.molecule_id} without batches, and fail_on_molecule_deletion is set`,
+      message: `moving batch ${batch.id} would delete molecule ${batch.molecule_id}, its last batch, and fail_on_molecule_deletion is set`,
     }
   }
   const taken = (candidate: string): boolean =>
@@ -157,17 +163,20 @@ function executeMove(db: Database, job: JobRow, at: number): { ok: boolean; mess
   // Without a requested name the batch keeps its own, or takes the target's next free number.
   let name = job.name ?? batch.name
   for (let number = 1; taken(name); number += 1) name = String(number).padStart(3, '0')
-  db.prepare(`UPDATE batches SET molecule_id = ?, name = ?, modified_at = ? WHERE id = ?`).run(
-    job.molecule_id,
-    name,
-    Math.floor(at / 1000),
-    batch.id,
-  )
+  db.transaction(() => {
+    moveBatch(db, {
+      batchId: batch.id,
+      moleculeId: job.molecule_id,
+      name,
+      atSeconds: Math.floor(at / 1000),
+    })
+    if (leavesEmpty) deleteMolecule(sim, batch.molecule_id)
+  })()
   return {
     ok: true,
     message:
       `batch ${batch.id} now belongs to molecule ${job.molecule_id}` +
-      (leavesEmpty ? `; molecule ${batch.molecule_id} has no batches left` : ''),
+      (leavesEmpty ? `; molecule ${batch.molecule_id}, left without batches, was deleted` : ''),
   }
 }
 

@@ -7,7 +7,6 @@ import type { SimModule } from '../../core/module.ts'
 import type { Params } from '../../core/params.ts'
 import { fragmentStructure, suggestReplacements, type Fragment } from '../../pure/bioisosteres.ts'
 import { readableProjects } from './access-rules.ts'
-import { keepMolblockLines } from './structure-text.ts'
 
 /**
  * The deep-learning operations of vaults with the feature on. Similarity is real: Tanimoto over
@@ -89,7 +88,7 @@ function readAtomIndices(params: Params): number[] | undefined {
 /** Runs `use` on the parsed structure; an unreadable structure is a 400. */
 function withStructure<T>(ctx: RequestContext, structure: string, use: (mol: Mol) => T): T {
   try {
-    return ctx.sim.chem.withMol(keepMolblockLines(structure), use)
+    return ctx.sim.chem.withMol(structure, use)
   } catch (error) {
     if (error instanceof ChemistryError) throw badRequest(`structure: ${error.message}`)
     throw error

@@ -273,7 +273,7 @@ export const elnEntriesModule: SimModule = {
   schema: elnSchema,
   routes(router) {
     router.post('/vaults/{vault_id}/eln/entries', createEntry, { write: true })
-    router.post('/vaults/{vault_id}/eln/entries/query', queryEntries, { admin: true })
+    router.query('/vaults/{vault_id}/eln/entries', queryEntries, { admin: true })
     router.put('/vaults/{vault_id}/eln/entries/{id}', updateEntry, { write: true })
     router.post('/vaults/{vault_id}/eln/entries/{id}/status', changeStatus, { admin: true })
   },

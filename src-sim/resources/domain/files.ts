@@ -209,4 +209,9 @@ export const filesModule: SimModule = {
       { write: true },
     )
   },
+  moleculeDeletion: (db, moleculeId) => {
+    db.prepare(
+      `DELETE FROM uploaded_files WHERE resource_class = 'molecule' AND resource_id = ?`,
+    ).run(moleculeId)
+  },
 }

@@ -7,6 +7,7 @@ import type { SimModule } from '../../core/module.ts'
 import { envelope, idsEnvelope, readPage, type Page } from '../../core/pagination.ts'
 import type { Params } from '../../core/params.ts'
 import { formatVaultNumber } from '../../pure/assay-statistics.ts'
+import { checkFieldValues } from '../fields.ts'
 import {
   projectRef,
   projectRefs,
@@ -18,7 +19,6 @@ import { assaySchema } from './assay-schema.ts'
 import { startCheckedExport } from './async-exports.ts'
 import { calculationsOf } from './dose-response-engine.ts'
 import { resolveProtocolCriteria } from './protocol-criteria.ts'
-import { checkProtocolFields } from './protocol-fields.ts'
 import { resolveProjects } from './project-lists.ts'
 
 /** Protocols: list, show and update (name, projects and protocol field values). */
@@ -304,7 +304,9 @@ async function updateProtocol(ctx: RequestContext): Promise<unknown> {
   if (projects && projects.length === 0) {
     throw invalid('projects', 'must name at least one project')
   }
-  const checkedFields = fieldValues ? checkProtocolFields(ctx.db, access.vault.id, fieldValues) : {}
+  const checkedFields = fieldValues
+    ? checkFieldValues(ctx.db, access.vault.id, 'protocol', fieldValues, 'protocol_fields')
+    : {}
   if (name !== undefined && name !== row.name) {
     const clash = ctx.db
       .prepare(`SELECT id FROM protocols WHERE vault_id = ? AND name = ? AND id != ?`)
@@ -334,7 +336,7 @@ async function updateProtocol(ctx: RequestContext): Promise<unknown> {
           .prepare(
             `INSERT OR REPLACE INTO protocol_field_values (protocol_id, name, value) VALUES (?, ?, ?)`,
           )
-          .run(row.id, field, value)
+          .run(row.id, field, String(value))
       }
     }
     ctx.db.prepare(`UPDATE protocols SET modified_at = ? WHERE id = ?`).run(now, row.id)

@@ -19,7 +19,7 @@ import {
 } from './readout-store.ts'
 
 /**
- * Readout rows: query (POST only), show, update of `value` and `outlier` on detail rows, delete of
+ * Readout rows: query (both forms), show, update of `value` and `outlier` on detail rows, delete of
  * detail rows. Changing or deleting a detail row refits the dose-response curves of its run.
  */
 
@@ -294,7 +294,7 @@ async function deleteRow(ctx: RequestContext): Promise<unknown> {
 export const readoutRowsModule: SimModule = {
   name: 'readout rows',
   routes(router) {
-    router.post('/vaults/{vault_id}/readout_rows/query', queryRows)
+    router.query('/vaults/{vault_id}/readout_rows', queryRows)
     router.get(
       '/vaults/{vault_id}/readout_rows/{readout_row_id}',
       (ctx) => visibleRow(ctx.access, ctx.pathId('readout_row_id')).record,

@@ -2,7 +2,9 @@ import type { Database } from 'better-sqlite3'
 import { ChemistryError, type Chemistry } from '../../chem/chemistry.ts'
 import type { VaultAccess } from '../../core/context.ts'
 import { HttpError } from '../../core/http-error.ts'
-import { checkFieldValues } from '../fields.ts'
+import { insertBatch } from '../batches/batch-store.ts'
+import { checkFieldValues, mergeFieldValues } from '../fields.ts'
+import type { FieldValue } from '../fields.ts'
 import { insertMolecule } from '../molecules/molecule-store.ts'
 import { refreshDoseResponse } from './dose-response-engine.ts'
 import { readoutDefinitionsOf, type ReadoutDefinitionRow } from './protocols.ts'
@@ -10,7 +12,6 @@ import { writeCell, type ReadoutCell } from './readout-store.ts'
 import type { SlurpOptions } from './slurp-options.ts'
 import { readImportFile, type ImportFormat, type ImportRecord } from './slurp-reader.ts'
 import type { SlurpEvent } from './slurp-store.ts'
-import { keepMolblockLines } from './structure-text.ts'
 
 /**
  * Processing and committing a slurp. Processing reads the file and plans every record: its
@@ -26,8 +27,8 @@ export interface PlannedRecord {
   smiles: string
   name: string | null
   synonyms: string[]
-  moleculeFields: Record<string, string | number>
-  batchFields: Record<string, string | number>
+  moleculeFields: Record<string, FieldValue>
+  batchFields: Record<string, FieldValue>
   batchName: string | null
   runIndex: number
   readouts: { definitionId: number; cell: ReadoutCell }[]
@@ -137,9 +138,8 @@ function planRecord(
     events.push({ kind: 'error', record: number, message, resolution: null })
     return undefined
   }
-  const written =
+  const structure =
     record.molblock ?? (structureHeader ? record.values[structureHeader]?.trim() : undefined)
-  const structure = written ? keepMolblockLines(written) : undefined
   if (!structure) return fail('the record has no structure (an SD molblock or a SMILES column)')
   let smiles: string
   try {
@@ -161,22 +161,28 @@ function planRecord(
           : [],
       ),
     )
-  let moleculeFields: Record<string, string | number>
-  let batchFields: Record<string, string | number>
+  let moleculeFields: Record<string, FieldValue>
+  let batchFields: Record<string, FieldValue>
   try {
-    moleculeFields = checkFieldValues(
-      access.db,
-      access.vault.id,
-      'molecule',
-      fieldsFor('molecule field'),
-      'molecule field',
+    moleculeFields = mergeFieldValues(
+      {},
+      checkFieldValues(
+        access.db,
+        access.vault.id,
+        'molecule',
+        fieldsFor('molecule field'),
+        'molecule field',
+      ),
     )
-    batchFields = checkFieldValues(
-      access.db,
-      access.vault.id,
-      'batch',
-      fieldsFor('batch field'),
-      'batch field',
+    batchFields = mergeFieldValues(
+      {},
+      checkFieldValues(
+        access.db,
+        access.vault.id,
+        'batch',
+        fieldsFor('batch field'),
+        'batch field',
+      ),
     )
   } catch (problem) {
     if (problem instanceof HttpError) return fail(problem.message)
@@ -363,7 +369,12 @@ export function commitSlurp(
           : undefined
         batchId =
           existing?.id ??
-          registerImportedBatch(db, access, moleculeId, record, slurp.project_id, now)
+          insertBatch(access, {
+            moleculeId,
+            name: record.batchName ?? undefined,
+            projectIds: [slurp.project_id],
+            fields: record.batchFields,
+          })
         if (!existing) summary.batches_created += 1
         batches.set(batchKey, batchId)
       }
@@ -406,54 +417,4 @@ function uniqueMoleculeName(
   let candidate = slurpId === undefined ? name : `${name} (import ${slurpId})`
   for (let suffix = 2; taken(candidate); suffix += 1) candidate = `${name} (${suffix})`
   return candidate
-}
-
-/**
- * Registers a batch of a molecule in the import's project, as POST /batches does (next three-digit
- * name, project memberships of batch and molecule).
- */
-function registerImportedBatch(
-  db: Database,
-  access: VaultAccess,
-  moleculeId: number,
-  record: PlannedRecord,
-  projectId: number,
-  now: number,
-): number {
-  const siblings = db
-    .prepare(`SELECT COUNT(*) AS count FROM batches WHERE molecule_id = ?`)
-    .get(moleculeId) as { count: number }
-  let name = record.batchName ?? String(siblings.count + 1).padStart(3, '0')
-  for (
-    let next = siblings.count + 2;
-    db.prepare(`SELECT 1 FROM batches WHERE molecule_id = ? AND name = ?`).get(moleculeId, name);
-    next += 1
-  ) {
-    name = String(next).padStart(3, '0')
-  }
-  const batchId = Number(
-    db
-      .prepare(
-        `INSERT INTO batches (vault_id, molecule_id, name, owner_id, fields, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        access.vault.id,
-        moleculeId,
-        name,
-        access.user.id,
-        JSON.stringify(record.batchFields),
-        now,
-        now,
-      ).lastInsertRowid,
-  )
-  db.prepare(`INSERT INTO batch_projects (batch_id, project_id) VALUES (?, ?)`).run(
-    batchId,
-    projectId,
-  )
-  db.prepare(`INSERT OR IGNORE INTO molecule_projects (molecule_id, project_id) VALUES (?, ?)`).run(
-    moleculeId,
-    projectId,
-  )
-  db.prepare(`UPDATE molecules SET modified_at = ? WHERE id = ?`).run(now, moleculeId)
-  return batchId
 }

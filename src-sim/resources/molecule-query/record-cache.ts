@@ -3,10 +3,11 @@ import type { SimCore } from '../../core/sim-core.ts'
 import type { RegistryQuery } from './registry-query.ts'
 
 /**
- * The JSON text of molecule and batch records, kept until the next write. Client benchmarks read
- * a 100k-molecule vault several times over; serving repeated pages from here keeps the simulator
- * from being what limits them. A record's text depends on who asks (projects and private
- * collections) and how (display members and scope), so those are part of the key.
+ * The JSON text of molecule and batch records built from the tables (those the stored documents
+ * cannot answer: owner ids, chosen fields, a view narrower than the document's), kept until the
+ * next write, so that paging through such a result again is cheap too. A record's text depends
+ * on who asks (projects and private collections) and how (display members and scope), so those
+ * are part of the key.
  */
 interface Cache {
   version: number
@@ -16,12 +17,12 @@ interface Cache {
 const caches = new WeakMap<SimCore, Cache>()
 const maxEntries = 250_000
 
-export function recordTexts(
+export function cachedRecordTexts(
   access: VaultAccess,
   query: RegistryQuery,
   ids: readonly number[],
   build: (ids: readonly number[]) => Record<string, unknown>[],
-): string[] {
+): Map<number, string> {
   const sim = access.sim
   let cache = caches.get(sim)
   if (!cache || cache.version !== sim.dataVersion) {
@@ -35,19 +36,20 @@ export function recordTexts(
     query.scope,
     query.display,
   ])
-  const texts = ids.map((id) => cache.texts.get(`${signature}|${id}`))
-  const missing = ids.filter((_, index) => texts[index] === undefined)
+  const texts = new Map<number, string>()
+  const missing: number[] = []
+  for (const id of ids) {
+    const text = cache.texts.get(`${signature}|${id}`)
+    if (text === undefined) missing.push(id)
+    else texts.set(id, text)
+  }
   if (missing.length > 0) {
     if (cache.texts.size + missing.length > maxEntries) cache.texts.clear()
-    const built = new Map(
-      build(missing).map((record) => [record.id as number, JSON.stringify(record)]),
-    )
-    ids.forEach((id, index) => {
-      const text = built.get(id)
-      if (text === undefined) return
-      texts[index] = text
-      cache.texts.set(`${signature}|${id}`, text)
-    })
+    for (const record of build(missing)) {
+      const text = JSON.stringify(record)
+      texts.set(record.id as number, text)
+      cache.texts.set(`${signature}|${record.id as number}`, text)
+    }
   }
-  return texts.filter((text): text is string => text !== undefined)
+  return texts
 }

@@ -1,9 +1,8 @@
 import type { Database } from 'better-sqlite3'
-import type { VaultAccess } from '../../core/context.ts'
 import { formatSeconds } from '../../core/dates.ts'
 import { counterpartWeight, salts, solvents } from '../batches/salts.ts'
 import type { DisplayOptions } from './registry-query.ts'
-import { batchVisibleSql, sqlList } from './scope.ts'
+import { batchVisibleSql } from './scope.ts'
 import type { QueryScope } from './scope.ts'
 
 export interface MoleculeRow {
@@ -55,6 +54,16 @@ export interface BatchRow {
   modified_at: number
 }
 
+/**
+ * Whose view a record shows: the projects it may name and whose private collections it lists.
+ * A VaultAccess is one; the materialised documents use a viewer who reads every project.
+ */
+export interface RecordViewer {
+  db: Database
+  projectIds: readonly number[]
+  user: { id: number }
+}
+
 export interface RecordOptions extends DisplayOptions {
   scope: QueryScope
   /** Similarity scores to report, from a similarity search. */
@@ -79,6 +88,28 @@ const propertyColumns = [
 ] as const
 
 const structureColumns = ['smiles', 'cxsmiles', 'inchi', 'inchi_key', 'molfile'] as const
+
+/**
+ * A molecule's members in the groups that display options include or leave out, in record order;
+ * stored documents keep them apart too (see documents.ts).
+ */
+interface MoleculePieces {
+  /** id to description: the members before the structures. */
+  head: Record<string, unknown>
+  structures: Record<string, unknown>
+  original: Record<string, unknown>
+  /** The computed properties, then created_at and modified_at. */
+  properties: Record<string, unknown>
+}
+
+/** Everything a molecule record holds, before display options join it. */
+export interface MoleculeParts extends MoleculePieces {
+  id: number
+  collections: { id: number; name: string }[]
+  /** Batch members (a batch record without its molecule). */
+  batches: Record<string, unknown>[]
+  fields: Record<string, unknown>
+}
 
 type Owners = Map<number, { id: number; first_name: string; last_name: string }>
 
@@ -126,17 +157,27 @@ function projectsOf(
   db: Database,
   table: 'molecule_projects' | 'batch_projects',
   ids: readonly number[],
-  access: VaultAccess,
-) {
+  viewer: RecordViewer,
+): Map<number, { id: number; name: string }[]> {
   const key = table === 'molecule_projects' ? 'molecule_id' : 'batch_id'
-  return groupBy(
-    db
-      .prepare(
-        `SELECT t.${key} AS owner_key, p.id, p.name FROM ${table} t JOIN projects p ON p.id = t.project_id
-         WHERE t.${key} IN ${sqlList(ids)} AND p.id IN ${sqlList(access.projectIds)} ORDER BY p.id`,
-      )
-      .all() as { owner_key: number; id: number; name: string }[],
-  )
+  const rows = db
+    .prepare(
+      `SELECT t.${key} AS owner_key, p.id, p.name FROM ${table} t JOIN projects p ON p.id = t.project_id
+       WHERE t.${key} IN (SELECT value FROM json_each(?)) AND p.id IN (SELECT value FROM json_each(?))
+       ORDER BY p.id`,
+    )
+    .all(JSON.stringify(ids), JSON.stringify(viewer.projectIds)) as {
+    owner_key: number
+    id: number
+    name: string
+  }[]
+  const grouped = new Map<number, { id: number; name: string }[]>()
+  for (const [owner, projects] of groupBy(rows))
+    grouped.set(
+      owner,
+      projects.map(({ id, name }) => ({ id, name })),
+    )
+  return grouped
 }
 
 function batchWeight(batch: BatchRow, moleculeWeight: number | null): number | null {
@@ -164,7 +205,7 @@ function batchMembers(
     formula_weight: batchWeight(batch, molecule.molecular_weight),
     batch_fields: pickFields(batch.fields, options.batchFields),
     ...ownerMembers(ownersById, batch.owner_id, options.ownerId),
-    projects: projects.map(({ id, name }) => ({ id, name })),
+    projects,
     salt_name: batch.salt_name ?? '',
     solvent_of_crystallization_name: batch.solvent_of_crystallization_name ?? '',
     stoichiometry: {
@@ -179,45 +220,55 @@ function batchMembers(
 
 function loadMolecules(db: Database, ids: readonly number[]): Map<number, MoleculeRow> {
   const rows = db
-    .prepare(`SELECT * FROM molecules WHERE id IN ${sqlList(ids)}`)
-    .all() as MoleculeRow[]
+    .prepare(`SELECT * FROM molecules WHERE id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(ids)) as MoleculeRow[]
   return new Map(rows.map((row) => [row.id, row]))
 }
 
-/** Molecule members shared by molecule records and the molecule nested in a batch. */
-function moleculeMembers(
+function moleculePieces(
   row: MoleculeRow,
   extras: { projects: { id: number; name: string }[]; synonyms: string[]; ownersById: Owners },
   options: DisplayOptions,
-): Record<string, unknown> {
-  const record: Record<string, unknown> = {
+): MoleculePieces {
+  const head: Record<string, unknown> = {
     id: row.id,
     class: 'molecule',
     name: row.name,
     synonyms: extras.synonyms,
     registration_type: row.registration_type,
     ...ownerMembers(extras.ownersById, row.owner_id, options.ownerId),
-    projects: extras.projects.map(({ id, name }) => ({ id, name })),
+    projects: extras.projects,
   }
-  if (row.description) record.description = row.description
-  if (!options.noStructures) {
-    for (const column of structureColumns) if (row[column] !== null) record[column] = row[column]
+  if (row.description) head.description = row.description
+  const structures: Record<string, unknown> = {}
+  for (const column of structureColumns) if (row[column] !== null) structures[column] = row[column]
+  const original: Record<string, unknown> = {}
+  if (row.original_structure !== null) original.original_structure = row.original_structure
+  const properties: Record<string, unknown> = {}
+  for (const column of propertyColumns) if (row[column] !== null) properties[column] = row[column]
+  properties.created_at = formatSeconds(row.created_at)
+  properties.modified_at = formatSeconds(row.modified_at)
+  return { head, structures, original, properties }
+}
+
+/** Molecule members shared by molecule records and the molecule nested in a batch. */
+function moleculeMembers(pieces: MoleculePieces, options: DisplayOptions): Record<string, unknown> {
+  return {
+    ...pieces.head,
+    ...(options.noStructures ? {} : pieces.structures),
+    ...(options.includeOriginalStructures ? pieces.original : {}),
+    ...pieces.properties,
   }
-  if (options.includeOriginalStructures && row.original_structure !== null)
-    record.original_structure = row.original_structure
-  for (const column of propertyColumns) if (row[column] !== null) record[column] = row[column]
-  record.created_at = formatSeconds(row.created_at)
-  record.modified_at = formatSeconds(row.modified_at)
-  return record
 }
 
 function synonymsOf(db: Database, ids: readonly number[]): Map<number, string[]> {
   const synonyms = new Map<number, string[]>()
   const rows = db
     .prepare(
-      `SELECT molecule_id AS owner_key, synonym FROM molecule_synonyms WHERE molecule_id IN ${sqlList(ids)} ORDER BY molecule_id, position`,
+      `SELECT molecule_id AS owner_key, synonym FROM molecule_synonyms
+       WHERE molecule_id IN (SELECT value FROM json_each(?)) ORDER BY molecule_id, position`,
     )
-    .all() as { owner_key: number; synonym: string }[]
+    .all(JSON.stringify(ids)) as { owner_key: number; synonym: string }[]
   for (const row of rows) {
     const list = synonyms.get(row.owner_key)
     if (list) list.push(row.synonym)
@@ -226,93 +277,115 @@ function synonymsOf(db: Database, ids: readonly number[]): Map<number, string[]>
   return synonyms
 }
 
-/** Molecule records in the order of `ids`, each with its visible batches. */
-export function moleculeRecords(
-  access: VaultAccess,
+/** The parts of molecule records in the order of `ids`, each with its visible batches. */
+export function moleculeParts(
+  viewer: RecordViewer,
   ids: readonly number[],
   options: RecordOptions,
-): Record<string, unknown>[] {
+): MoleculeParts[] {
   if (ids.length === 0) return []
-  const db = access.db
+  const db = viewer.db
   const rows = loadMolecules(db, ids)
-  const projects = projectsOf(db, 'molecule_projects', ids, access)
+  const projects = projectsOf(db, 'molecule_projects', ids, viewer)
   const synonyms = synonymsOf(db, ids)
   const collections = groupBy(
     db
       .prepare(
         `SELECT cm.molecule_id AS owner_key, c.id, c.name FROM collection_molecules cm JOIN collections c ON c.id = cm.collection_id
-         WHERE cm.molecule_id IN ${sqlList(ids)} AND (c.kind = 'vault_collection' OR c.owner_id = ?) ORDER BY c.id`,
+         WHERE cm.molecule_id IN (SELECT value FROM json_each(?)) AND (c.kind = 'vault_collection' OR c.owner_id = ?)
+         ORDER BY c.id`,
       )
-      .all(access.user.id) as { owner_key: number; id: number; name: string }[],
+      .all(JSON.stringify(ids), viewer.user.id) as {
+      owner_key: number
+      id: number
+      name: string
+    }[],
   )
   const batchRows = db
     .prepare(
-      `SELECT b.* FROM batches b WHERE b.molecule_id IN ${sqlList(ids)} AND ${batchVisibleSql(options.scope)} ORDER BY b.id`,
+      `SELECT b.* FROM batches b WHERE b.molecule_id IN (SELECT value FROM json_each(?))
+       AND ${batchVisibleSql(options.scope)} ORDER BY b.id`,
     )
-    .all() as BatchRow[]
+    .all(JSON.stringify(ids)) as BatchRow[]
   const batchesByMolecule = new Map<number, BatchRow[]>()
   for (const batch of batchRows) {
     const list = batchesByMolecule.get(batch.molecule_id)
     if (list) list.push(batch)
     else batchesByMolecule.set(batch.molecule_id, [batch])
   }
-  const batchProjects = options.onlyBatchIds
-    ? new Map()
-    : projectsOf(
-        db,
-        'batch_projects',
-        batchRows.map((batch) => batch.id),
-        access,
-      )
+  const batchProjects = projectsOf(
+    db,
+    'batch_projects',
+    batchRows.map((batch) => batch.id),
+    viewer,
+  )
   const ownersById = owners(db)
-  const records: Record<string, unknown>[] = []
+  const parts: MoleculeParts[] = []
   for (const id of ids) {
     const row = rows.get(id)
     if (!row) continue
-    const record = moleculeMembers(
+    const pieces = moleculePieces(
       row,
       { projects: projects.get(id) ?? [], synonyms: synonyms.get(id) ?? [], ownersById },
       options,
     )
-    record.collections = (collections.get(id) ?? []).map(({ id: collectionId, name }) => ({
-      id: collectionId,
-      name,
-    }))
-    const batches = batchesByMolecule.get(id) ?? []
-    record.batches = options.onlyBatchIds
-      ? batches.map((batch) => batch.id)
-      : batches.map((batch) =>
-          batchMembers(batch, row, batchProjects.get(batch.id) ?? [], ownersById, options),
-        )
-    const fields = pickFields(row.fields, options.moleculeFields)
-    record.molecule_fields = fields
-    record.udfs = fields
-    const score = options.scores?.get(id)
-    if (score !== undefined) record.similarity = score
-    records.push(record)
+    parts.push({
+      ...pieces,
+      id,
+      collections: (collections.get(id) ?? []).map(({ id: collectionId, name }) => ({
+        id: collectionId,
+        name,
+      })),
+      batches: (batchesByMolecule.get(id) ?? []).map((batch) =>
+        batchMembers(batch, row, batchProjects.get(batch.id) ?? [], ownersById, options),
+      ),
+      fields: pickFields(row.fields, options.moleculeFields),
+    })
   }
-  return records
+  return parts
+}
+
+/** Molecule records in the order of `ids`, each with its visible batches. */
+export function moleculeRecords(
+  viewer: RecordViewer,
+  ids: readonly number[],
+  options: RecordOptions,
+): Record<string, unknown>[] {
+  return moleculeParts(viewer, ids, options).map((parts) => {
+    const record: Record<string, unknown> = {
+      ...moleculeMembers(parts, options),
+      collections: parts.collections,
+      batches: options.onlyBatchIds ? parts.batches.map((batch) => batch.id) : parts.batches,
+      molecule_fields: parts.fields,
+      udfs: parts.fields,
+    }
+    const score = options.scores?.get(parts.id)
+    if (score !== undefined) record.similarity = score
+    return record
+  })
 }
 
 /** Batch records in the order of `ids`, each with its molecule (or only its id). */
 export function batchRecords(
-  access: VaultAccess,
+  viewer: RecordViewer,
   ids: readonly number[],
   options: RecordOptions,
 ): Record<string, unknown>[] {
   if (ids.length === 0) return []
-  const db = access.db
+  const db = viewer.db
   const batchRows = new Map(
-    (db.prepare(`SELECT * FROM batches WHERE id IN ${sqlList(ids)}`).all() as BatchRow[]).map(
-      (row) => [row.id, row],
-    ),
+    (
+      db
+        .prepare(`SELECT * FROM batches WHERE id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(ids)) as BatchRow[]
+    ).map((row) => [row.id, row]),
   )
   const moleculeIds = [...new Set([...batchRows.values()].map((batch) => batch.molecule_id))]
   const molecules = loadMolecules(db, moleculeIds)
-  const batchProjects = projectsOf(db, 'batch_projects', ids, access)
+  const batchProjects = projectsOf(db, 'batch_projects', ids, viewer)
   const moleculeProjects = options.onlyMoleculeIds
-    ? new Map()
-    : projectsOf(db, 'molecule_projects', moleculeIds, access)
+    ? new Map<number, { id: number; name: string }[]>()
+    : projectsOf(db, 'molecule_projects', moleculeIds, viewer)
   const synonyms = options.onlyMoleculeIds
     ? new Map<number, string[]>()
     : synonymsOf(db, moleculeIds)
@@ -327,12 +400,15 @@ export function batchRecords(
       ? molecule.id
       : {
           ...moleculeMembers(
-            molecule,
-            {
-              projects: moleculeProjects.get(molecule.id) ?? [],
-              synonyms: synonyms.get(molecule.id) ?? [],
-              ownersById,
-            },
+            moleculePieces(
+              molecule,
+              {
+                projects: moleculeProjects.get(molecule.id) ?? [],
+                synonyms: synonyms.get(molecule.id) ?? [],
+                ownersById,
+              },
+              options,
+            ),
             options,
           ),
           molecule_fields: pickFields(molecule.fields, options.moleculeFields),

@@ -1,9 +1,9 @@
-import type { Database } from 'better-sqlite3'
 import { ChemistryError } from '../../chem/chemistry.ts'
 import type { Chemistry } from '../../chem/chemistry.ts'
 import { hillFormula } from '../../chem/elements.ts'
 import { tanimoto } from '../../chem/fingerprint.ts'
 import { invalid } from '../../core/http-error.ts'
+import { searchIndexed } from './search-index.ts'
 import type { SimCore } from '../../core/sim-core.ts'
 
 export type StructureSearchType = 'exact' | 'substructure' | 'similarity'
@@ -28,8 +28,10 @@ const scanSlice = 200
 /**
  * Structure search over one vault with RDKit. Exact search compares canonical SMILES among the
  * molecules with the query's formula; substructure and similarity scan the vault, one RDKit
- * molecule at a time (nothing stays in WASM memory), filling in canonical SMILES and
- * fingerprints that bulk-seeded molecules lack. Results are cached until the next write.
+ * molecule at a time (nothing stays in WASM memory), reading stored pickles where there are
+ * some and filling in the fingerprints that bulk-seeded molecules lack. While a background pass
+ * identifies a large vault (search-index.ts), they wait for it instead. Results are cached until
+ * the next write.
  */
 export async function searchStructures(
   sim: SimCore,
@@ -52,18 +54,17 @@ async function runSearch(
   vaultId: number,
   search: StructureSearch,
 ): Promise<StructureHits> {
-  const { db, chem } = sim
-  const query = readQuery(chem, search)
+  const query = readQuery(sim.chem, search)
   switch (search.type) {
     case 'exact':
       return { ids: exactMatches(sim, vaultId, query.canonical, query.formula), scores: undefined }
     case 'substructure':
       return {
-        ids: await substructureMatches(db, chem, vaultId, search.structure, query.heavyAtoms),
+        ids: await substructureMatches(sim, vaultId, search.structure, query.heavyAtoms),
         scores: undefined,
       }
     case 'similarity':
-      return similarityMatches(db, chem, vaultId, query.fingerprint, search.threshold)
+      return similarityMatches(sim, vaultId, query.fingerprint, search.threshold)
   }
 }
 
@@ -105,29 +106,30 @@ function exactMatches(sim: SimCore, vaultId: number, canonical: string, formula:
 }
 
 async function substructureMatches(
-  db: Database,
-  chem: Chemistry,
+  sim: SimCore,
   vaultId: number,
   structure: string,
   heavyAtoms: number,
 ): Promise<number[]> {
   let matcher
   try {
-    matcher = chem.substructureMatcher(structure)
+    matcher = sim.chem.substructureMatcher(structure)
   } catch (error) {
     if (error instanceof ChemistryError) throw invalid('structure', error.message)
     throw error
   }
   try {
-    const rows = db
+    await searchIndexed(sim, vaultId, 'search forms')
+    const rows = sim.db
       .prepare(
-        `SELECT id, smiles FROM molecules WHERE vault_id = ? AND smiles IS NOT NULL AND heavy_atom_count >= ? ORDER BY id`,
+        `SELECT id, smiles, pickle FROM molecules WHERE vault_id = ? AND smiles IS NOT NULL AND heavy_atom_count >= ?
+         ORDER BY id`,
       )
-      .all(vaultId, heavyAtoms) as { id: number; smiles: string }[]
+      .all(vaultId, heavyAtoms) as { id: number; smiles: string; pickle: Uint8Array | null }[]
     const ids: number[] = []
     for (let index = 0; index < rows.length; index++) {
       const row = rows[index]!
-      if (matcher.matches(row.smiles)) ids.push(row.id)
+      if (matcher.matches(row.pickle ?? row.smiles)) ids.push(row.id)
       if (index % scanSlice === scanSlice - 1) await new Promise((resolve) => setImmediate(resolve))
     }
     return ids
@@ -137,25 +139,26 @@ async function substructureMatches(
 }
 
 async function similarityMatches(
-  db: Database,
-  chem: Chemistry,
+  sim: SimCore,
   vaultId: number,
   queryFingerprint: Uint8Array,
   threshold: number,
 ): Promise<StructureHits> {
-  const rows = db
+  await searchIndexed(sim, vaultId, 'search forms')
+  const rows = sim.db
     .prepare(
       `SELECT id, smiles, fingerprint FROM molecules WHERE vault_id = ? AND smiles IS NOT NULL ORDER BY id`,
     )
     .all(vaultId) as { id: number; smiles: string; fingerprint: Uint8Array | null }[]
-  const store = db.prepare(`UPDATE molecules SET fingerprint = ? WHERE id = ?`)
+  const store = sim.db.prepare(`UPDATE molecules SET pickle = ?, fingerprint = ? WHERE id = ?`)
   const scores = new Map<number, number>()
   let computed = 0
   for (const row of rows) {
     let fingerprint = row.fingerprint
     if (!fingerprint) {
-      fingerprint = chem.fingerprint(row.smiles)
-      store.run(fingerprint, row.id)
+      const forms = sim.chem.searchForms(row.smiles)
+      fingerprint = forms.fingerprint
+      store.run(forms.pickle, fingerprint, row.id)
       if (++computed % scanSlice === 0) await new Promise((resolve) => setImmediate(resolve))
     }
     const score = tanimoto(queryFingerprint, fingerprint)
@@ -166,10 +169,12 @@ async function similarityMatches(
 }
 
 /**
- * Computes the InChIKeys a vault's bulk-seeded molecules lack, so that `inchikey` lookups see
- * every molecule; yields to the event loop as it goes.
+ * Computes the InChIKeys a vault's bulk-seeded molecules lack (after the background pass, if one
+ * runs, has done what it can), so that `inchikey` lookups see every molecule; yields to the event
+ * loop as it goes.
  */
 export async function completeInchiKeys(sim: SimCore, vaultId: number): Promise<void> {
+  await searchIndexed(sim, vaultId, 'inchi')
   const rows = sim.db
     .prepare(
       `SELECT id, smiles FROM molecules WHERE vault_id = ? AND inchi_key IS NULL AND smiles IS NOT NULL`,
@@ -181,8 +186,8 @@ export async function completeInchiKeys(sim: SimCore, vaultId: number): Promise<
   const store = sim.db.prepare(`UPDATE molecules SET inchi = ?, inchi_key = ? WHERE id = ?`)
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index]!
-    const inchi = sim.chem.withMol(row.smiles, (mol) => mol.get_inchi())
-    store.run(inchi, sim.chem.rdkit.get_inchikey_for_inchi(inchi), row.id)
+    const identity = sim.chem.inchi(row.smiles)
+    store.run(identity.inchi, identity.inchiKey, row.id)
     sim.dataVersion++
     if (index % scanSlice === scanSlice - 1) await new Promise((resolve) => setImmediate(resolve))
   }

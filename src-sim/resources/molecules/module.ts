@@ -4,11 +4,15 @@ import type { FileExportable } from '../../core/exports/exportable.ts'
 import { invalid, notFound, unauthorized, unprocessable } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
 import { Params } from '../../core/params.ts'
-import { checkFieldValues } from '../fields.ts'
+import { checkFieldValues, mergeFieldValues } from '../fields.ts'
+import type { FieldValue } from '../fields.ts'
 import { moleculeRecords } from '../molecule-query/records.ts'
 import type { MoleculeRow } from '../molecule-query/records.ts'
 import { defaultDisplay } from '../molecule-query/registry-query.ts'
+import { documentTables } from '../molecule-query/document-schema.ts'
+import { startDocuments } from '../molecule-query/documents.ts'
 import { answerRegistryQuery, registryExportable } from '../molecule-query/run-query.ts'
+import { startSearchIndex, stopSearchIndex } from '../molecule-query/search-index.ts'
 import { fullScope, moleculeVisibleSql, readScope, sqlList } from '../molecule-query/scope.ts'
 import {
   assertUnusedName,
@@ -85,7 +89,7 @@ function showMolecule(access: VaultAccess, id: number, params?: Params): Record<
 function readUdfs(
   access: VaultAccess,
   params: Params,
-): Record<string, string | number> | undefined {
+): Record<string, FieldValue | null> | undefined {
   const udfs = params.record('udfs')
   const moleculeFields = params.record('molecule_fields')
   if (udfs && moleculeFields)
@@ -123,7 +127,7 @@ async function createMolecule(ctx: RequestContext): Promise<unknown> {
     description: params.string('description', { allowEmpty: true }),
     structure: readStructureMember(params),
     synonyms: params.strings('synonyms'),
-    fields: readUdfs(access, params),
+    fields: mergeFieldValues({}, readUdfs(access, params) ?? {}),
     projectIds: writableProjects(access, projectValues, 'projects'),
     collectionIds: usableCollections(access, params.ids('collections') ?? [], 'collections'),
   }
@@ -182,9 +186,7 @@ async function updateMolecule(ctx: RequestContext): Promise<unknown> {
       db.prepare(`UPDATE molecules SET description = ? WHERE id = ?`).run(description, id)
     if (structure) writeStructure(db, access.sim.chem, id, structure)
     if (udfs) {
-      const merged = { ...(JSON.parse(row.fields) as Record<string, unknown>), ...udfs }
-      for (const [key, value] of Object.entries(udfs))
-        if (value === null || value === '') delete merged[key]
+      const merged = mergeFieldValues(JSON.parse(row.fields) as Record<string, FieldValue>, udfs)
       db.prepare(`UPDATE molecules SET fields = ? WHERE id = ?`).run(JSON.stringify(merged), id)
     }
     if (newProjects) {
@@ -243,10 +245,14 @@ async function moleculeImage(ctx: RequestContext): Promise<unknown> {
   return ctx.sim.exports.start(ctx.access, 'molecule_image', exportParams, format)
 }
 
-/** Molecules: create, query (both forms), show, update, image export. */
+/**
+ * Molecules: create, query (both forms), show, update, image export. When the simulator starts,
+ * the triggers of the stored record documents go in (and missing documents are written), and a
+ * large vault's bulk-seeded molecules begin to be identified in the background.
+ */
 export const moleculesModule: SimModule = {
   name: 'molecules',
-  schema: registrySchema,
+  schema: `${registrySchema}${documentTables}`,
   routes(router) {
     router.post('/vaults/{vault_id}/molecules', createMolecule)
     router.query('/vaults/{vault_id}/molecules', (ctx) => answerRegistryQuery(ctx, 'molecules'))
@@ -260,6 +266,11 @@ export const moleculesModule: SimModule = {
     router.get('/vaults/{vault_id}/molecules/{id}/image', moleculeImage)
   },
   seed: seedMolecules,
+  start(sim) {
+    startDocuments(sim.db)
+    startSearchIndex(sim, sim.indexing)
+  },
+  stop: stopSearchIndex,
   exportables: [registryExportable('molecules'), imageExportable],
   dependentData: {
     project: (db, projectId) => {

@@ -4,6 +4,7 @@ import type { Chemistry } from '../../chem/chemistry.ts'
 import type { VaultAccess } from '../../core/context.ts'
 import { invalid } from '../../core/http-error.ts'
 import type { Params } from '../../core/params.ts'
+import type { FieldValue } from '../fields.ts'
 import type { MoleculeRow } from '../molecule-query/records.ts'
 import type { SimCore } from '../../core/sim-core.ts'
 
@@ -92,7 +93,8 @@ export function writeStructure(
     `UPDATE molecules SET smiles = ?, smiles_is_canonical = 1, cxsmiles = ?, original_structure = ?, inchi = ?, inchi_key = ?,
        molfile = NULL, formula = ?, molecular_weight = ?, exact_mass = ?, log_p = ?, log_d = ?, log_s = ?, heavy_atom_count = ?,
        num_aromatic_rings = ?, num_h_bond_donors = ?, num_h_bond_acceptors = ?, num_rotatable_bonds = ?,
-       num_rule_of_5_violations = ?, topological_polar_surface_area = ?, fsp3 = ?, fingerprint = ?, registration_type = 'CHEMICAL_STRUCTURE'
+       num_rule_of_5_violations = ?, topological_polar_surface_area = ?, fsp3 = ?, fingerprint = ?, pickle = ?,
+       registration_type = 'CHEMICAL_STRUCTURE'
      WHERE id = ?`,
   ).run(
     described.smiles,
@@ -115,6 +117,7 @@ export function writeStructure(
     described.topologicalPolarSurfaceArea,
     described.fsp3,
     described.fingerprint,
+    described.pickle,
     moleculeId,
   )
 }
@@ -175,7 +178,7 @@ export interface NewMolecule {
   structure?: { member: string; text: string } | undefined
   registrationType?: string | undefined
   synonyms?: readonly string[] | undefined
-  fields?: Record<string, string | number> | undefined
+  fields?: Record<string, FieldValue> | undefined
   projectIds: readonly number[]
   collectionIds?: readonly number[] | undefined
 }
@@ -212,4 +215,21 @@ export function insertMolecule(access: VaultAccess, molecule: NewMolecule): numb
   )
   for (const collectionId of molecule.collectionIds ?? []) addToCollection.run(collectionId, id)
   return id
+}
+
+/**
+ * Deletes a molecule that has no batches left, with its project and data set memberships, its
+ * synonyms, its places in collections and whatever other modules attach to it.
+ */
+export function deleteMolecule(sim: SimCore, moleculeId: number): void {
+  sim.db.transaction(() => {
+    const batches = sim.db
+      .prepare(`SELECT COUNT(*) FROM batches WHERE molecule_id = ?`)
+      .pluck()
+      .get(moleculeId) as number
+    if (batches > 0)
+      throw new Error(`Molecule ${moleculeId} still has ${batches} batches and cannot be deleted`)
+    sim.deleteMoleculeDependents(moleculeId)
+    sim.db.prepare(`DELETE FROM molecules WHERE id = ?`).run(moleculeId)
+  })()
 }

@@ -1,6 +1,8 @@
 /**
  * Molecules, batches and collections. Structure columns other than `smiles` may be NULL for
- * molecules seeded in bulk (see chem/molecule-generator.ts); they are filled on demand.
+ * molecules seeded in bulk (see chem/molecule-generator.ts); they are filled on demand or by the
+ * background pass of search-index.ts. `fingerprint` (Morgan) and `pickle` (the RDKit molecule,
+ * read several times faster than SMILES) serve structure search only.
  */
 export const registrySchema = `
 CREATE TABLE IF NOT EXISTS molecules (
@@ -32,6 +34,7 @@ CREATE TABLE IF NOT EXISTS molecules (
   topological_polar_surface_area REAL,
   fsp3 REAL,
   fingerprint BLOB,
+  pickle BLOB,
   fields TEXT NOT NULL DEFAULT '{}',
   created_at INTEGER NOT NULL,
   modified_at INTEGER NOT NULL
@@ -80,6 +83,7 @@ CREATE TABLE IF NOT EXISTS batches (
 );
 CREATE INDEX IF NOT EXISTS batches_by_molecule ON batches (molecule_id);
 CREATE INDEX IF NOT EXISTS batches_by_vault ON batches (vault_id, id);
+CREATE INDEX IF NOT EXISTS batches_by_data_set ON batches (data_set_id);
 
 CREATE TABLE IF NOT EXISTS batch_projects (
   batch_id INTEGER NOT NULL REFERENCES batches(id) ON DELETE CASCADE,

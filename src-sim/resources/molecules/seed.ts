@@ -33,8 +33,9 @@ interface Plan {
   projectsFor(series: string, random: Random): number[]
   dataSetId?: number
   /**
-   * Full RDKit identity (canonical SMILES, InChI, InChIKey, fingerprint) at seed time; other
-   * molecules get it on demand (a few milliseconds each, too slow for thousands at start-up).
+   * Full RDKit identity (canonical SMILES, InChI, InChIKey, fingerprint, pickle) at seed time;
+   * other molecules get it on demand or in the background (a few milliseconds each, too slow for
+   * thousands at start-up).
    */
   identify: boolean
   rich: boolean
@@ -123,8 +124,9 @@ function insertPlan(seed: SeedContext, plan: Plan, molecules: GeneratedMolecule[
   const insertMolecule = db.prepare(
     `INSERT INTO molecules (vault_id, name, owner_id, smiles, smiles_is_canonical, cxsmiles, inchi, inchi_key, formula, molecular_weight,
        exact_mass, log_p, log_d, log_s, heavy_atom_count, num_aromatic_rings, num_h_bond_donors, num_h_bond_acceptors,
-       num_rotatable_bonds, num_rule_of_5_violations, topological_polar_surface_area, fsp3, fingerprint, fields, created_at, modified_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       num_rotatable_bonds, num_rule_of_5_violations, topological_polar_surface_area, fsp3, fingerprint, pickle, fields,
+       created_at, modified_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   const insertMoleculeProject = db.prepare(
     `INSERT INTO molecule_projects (molecule_id, project_id) VALUES (?, ?)`,
@@ -193,6 +195,7 @@ function insertPlan(seed: SeedContext, plan: Plan, molecules: GeneratedMolecule[
         p.topologicalPolarSurfaceArea,
         p.fsp3,
         fingerprint,
+        identity?.pickle ?? null,
         JSON.stringify(fields),
         createdAt,
         modifiedAt,
@@ -275,15 +278,14 @@ function seedCollections(seed: SeedContext): void {
   }
 }
 
-/** Canonical SMILES, InChI, InChIKey and fingerprint (the properties come from the generator). */
+/**
+ * Canonical SMILES, InChI, InChIKey, fingerprint and pickle (the properties come from the
+ * generator).
+ */
 function identify(seed: SeedContext, smiles: string) {
-  return seed.chem.withMol(smiles, (mol) => {
-    const inchi = mol.get_inchi()
-    return {
-      smiles: mol.get_smiles(),
-      inchi,
-      inchiKey: seed.chem.rdkit.get_inchikey_for_inchi(inchi),
-      fingerprint: seed.chem.fingerprint(smiles),
-    }
-  })
+  return {
+    smiles: seed.chem.canonicalSmiles(smiles),
+    ...seed.chem.inchi(smiles),
+    ...seed.chem.searchForms(smiles),
+  }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startVaultSim, type VaultSim } from '../../../src-sim/index.ts'
 import { cast, createMolecule, idOf } from '../fixtures.ts'
-import { list, record } from '../http.ts'
+import { list, raw, record } from '../http.ts'
 import { batchesIn } from './assay-fixture.ts'
 
 let sim: VaultSim
@@ -95,13 +95,24 @@ describe('batch move jobs', () => {
     )
   })
 
-  it('fail when the move would leave the originating molecule without batches', async () => {
+  it('fail when the move would delete the originating molecule, and delete it when allowed', async () => {
     const [lonely, target] = batchesIn(sim, api.projects.kinase.id).slice(2, 4)
     const id = idOf(record(await createJob({ batch: lonely!.id, molecule: target!.moleculeId })))
     sim.clock.advance(3500)
     const failed = await job(id)
     expect(failed.status).toBe('failure')
     expect(failed.status_message).toContain('fail_on_molecule_deletion')
+    expect((await api.admin.get(`${api.main}/molecules/${lonely!.moleculeId}`)).status).toBe(200)
+
+    const form = new FormData()
+    form.append('file', new Blob(['spectrum']), 'nmr.txt')
+    form.append('resource_class', 'molecule')
+    form.append('resource_id', String(lonely!.moleculeId))
+    const attached = await raw(sim.baseUrl, 'POST', `${api.main}/files`, {
+      token: api.users.admin.tokens[0],
+      rawBody: { bytes: form },
+    })
+    expect(attached.status).toBe(200)
     const allowed = idOf(
       record(
         await createJob({
@@ -112,7 +123,19 @@ describe('batch move jobs', () => {
       ),
     )
     sim.clock.advance(3500)
-    expect((await job(allowed)).status).toBe('success')
+    const done = await job(allowed)
+    expect(done.status).toBe('success')
+    expect(done.status_message).toContain(`molecule ${lonely!.moleculeId}, left without batches`)
+    expect((await api.admin.get(`${api.main}/molecules/${lonely!.moleculeId}`)).status).toBe(404)
+    const remaining = await api.admin.post(`${api.main}/molecules/query`, {
+      only_ids: true,
+    })
+    expect(record(remaining).objects).not.toContain(lonely!.moleculeId)
+    expect((await api.admin.get(`${api.main}/files/${idOf(record(attached))}`)).status).toBe(404)
+    const [moved] = record(
+      await api.admin.post(`${api.main}/molecules/query`, { molecules: [target!.moleculeId] }),
+    ).objects as Record<string, unknown>[]
+    expect((moved!.batches as Record<string, unknown>[]).map(idOf)).toContain(lonely!.id)
   })
 
   it('cancel a job that has not started and answer 405 with the unchanged job once it has', async () => {

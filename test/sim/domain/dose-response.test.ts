@@ -107,6 +107,7 @@ describe('data series', () => {
       (await api.reader.get(`${base}/${assay.calculationId}/dose_response_data_series/9999`))
         .status,
     ).toBe(404)
+    expect((await api.reader.get(`${base}/9999/dose_response_data_series`)).status).toBe(404)
   })
 })
 

@@ -265,3 +265,19 @@ describe('POST /eln/entries/query', () => {
     )
   })
 })
+
+describe('GET /eln/entries (deprecated form)', () => {
+  it('answers like POST /eln/entries/query, to administrators only', async () => {
+    const got = await api.admin.get(`${api.main}/eln/entries`)
+    expect(got.status).toBe(200)
+    expect(list(got)).toEqual(list(await api.admin.post(`${api.main}/eln/entries/query`, {})))
+    const discarded = list(
+      await api.admin.get(`${api.main}/eln/entries`, { statuses: 'discarded' }),
+    )
+    expect(discarded.map((entry) => entry.name)).toEqual(['Witnessed'])
+    const unknownStatus = await api.admin.get(`${api.main}/eln/entries`, { statuses: 'lost' })
+    expect(unknownStatus.status).toBe(422)
+    expect(record(unknownStatus).error).toContain('statuses[0]')
+    expect((await api.writer.get(`${api.main}/eln/entries`)).status).toBe(401)
+  })
+})

@@ -43,7 +43,7 @@ async function batchIds(criteria: Record<string, unknown>[]): Promise<number[]> 
   return (record(answer).objects as number[]).filter((id) => [potent, weak, untested].includes(id))
 }
 
-describe('protocol_criteria of batch queries', () => {
+describe('protocol_criteria of batch and molecule queries', () => {
   it('selects batches with data in a protocol, or by a readout compared with a value', async () => {
     expect(await batchIds([{ protocol_id: assay.protocolId }])).toEqual([potent, weak])
     const below = await batchIds([
@@ -74,6 +74,29 @@ describe('protocol_criteria of batch queries', () => {
       },
     ])
     expect(atLeast).toEqual([potent, weak])
+  })
+
+  it('selects the molecules of matching batches in molecule queries', async () => {
+    const moleculeOf = (batchId: number) =>
+      batchesIn(sim, api.projects.kinase.id).find((batch) => batch.id === batchId)!.moleculeId
+    const answer = await api.admin.post(`${api.main}/molecules/query`, {
+      protocol_criteria: [
+        {
+          protocol_id: assay.protocolId,
+          readout_definition_id: assay.resultId,
+          operator: '<',
+          readout_value: '1',
+        },
+      ],
+      only_ids: true,
+    })
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200)
+    expect(record(answer).objects).toEqual([moleculeOf(potent)])
+    const invalid = await api.admin.post(`${api.main}/molecules/query`, {
+      protocol_criteria: [{ protocol_id: assay.protocolId, operator: 'near' }],
+    })
+    expect(invalid.status).toBe(422)
+    expect(record(invalid).error).toContain('protocol_criteria[0].operator')
   })
 
   it('negates criteria and combines them with junctions', async () => {

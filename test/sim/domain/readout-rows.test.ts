@@ -120,6 +120,43 @@ describe('POST /readout_rows/query', () => {
   })
 })
 
+describe('GET /readout_rows (deprecated form)', () => {
+  it('takes the query members from the query string and answers like POST /readout_rows/query', async () => {
+    const posted = await api.writer.post(`${api.main}/readout_rows/query`, {
+      runs: [assay.runId],
+      batches: [batchId],
+      type: 'detail',
+      page_size: 5,
+      offset: 2,
+    })
+    const got = await api.writer.get(`${api.main}/readout_rows`, {
+      runs: String(assay.runId),
+      batches: String(batchId),
+      type: 'detail',
+      page_size: 5,
+      offset: 2,
+    })
+    expect(got.status).toBe(200)
+    expect(record(got)).toEqual(record(posted))
+    expect(record(got).count).toBe(16)
+    const ids = record(
+      await api.writer.get(`${api.main}/readout_rows`, {
+        runs: String(assay.runId),
+        only_ids: true,
+      }),
+    )
+    expect(ids.objects).toHaveLength(25)
+  })
+
+  it('answers 422 for an illegal type or an unknown parameter and 401 outside the vault', async () => {
+    expect((await api.writer.get(`${api.main}/readout_rows`, { type: 'summary' })).status).toBe(422)
+    const unknown = await api.writer.get(`${api.main}/readout_rows`, { run: assay.runId })
+    expect(unknown.status).toBe(422)
+    expect(record(unknown).error).toContain("'run'")
+    expect((await api.outsider.get(`${api.main}/readout_rows`)).status).toBe(401)
+  })
+})
+
 describe('GET /readout_rows/{id}', () => {
   it('answers one row and 404 for an unknown one', async () => {
     const [first] = await rows({ runs: [assay.runId], type: 'detail', batches: [batchId] })
