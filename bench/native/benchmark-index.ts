@@ -1,0 +1,75 @@
+/**
+ * The benchmarks' own structure index: a cache database under bench-results/chem/ holding only
+ * the structure index tables, kept between runs. Opening it synchronizes it with the data set, so
+ * only what is missing or changed is computed (everything, the first time).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type Database from 'better-sqlite3'
+import { StructureEngine } from '../../src-main/chem/structure-engine.ts'
+import type { SynchronizeSummary } from '../../src-main/chem/structure-synchronization.ts'
+import { ChemWorkerPool } from '../../src-main/chem/worker-pool.ts'
+import { openDatabase } from '../../src-main/store/sqlite.ts'
+import {
+  StructureIndexRepository,
+  structureIndexMigration,
+} from '../../src-main/store/structure-index-repository.ts'
+import { progress } from '../report.ts'
+import type { BenchmarkMolecule } from './benchmark-data.ts'
+
+export const benchResultsDir = path.join(import.meta.dirname, '..', '..', 'bench-results', 'chem')
+
+export interface BenchmarkIndex {
+  db: Database.Database
+  pool: ChemWorkerPool
+  engine: StructureEngine
+  close(): Promise<void>
+  /** Deletes the index's files (after close). */
+  remove(): void
+}
+
+export async function openBenchmarkIndex(
+  moleculeCount: number,
+  options: { fresh?: boolean; name?: string } = {},
+): Promise<BenchmarkIndex> {
+  const file = path.join(
+    benchResultsDir,
+    `structure-index-${options.name ?? 'chembl'}-${moleculeCount}.sqlite`,
+  )
+  const remove = (): void => {
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true })
+  }
+  if (options.fresh) remove()
+  const db = openDatabase(file, [structureIndexMigration], 'the benchmark structure index')
+  const pool = new ChemWorkerPool()
+  const engine = await StructureEngine.open({ pool, store: new StructureIndexRepository(db) })
+  return {
+    db,
+    pool,
+    engine,
+    async close() {
+      engine.close()
+      await pool.close()
+      db.close()
+    },
+    remove,
+  }
+}
+
+export async function synchronizeBenchmarkIndex(
+  index: BenchmarkIndex,
+  molecules: readonly BenchmarkMolecule[],
+): Promise<SynchronizeSummary> {
+  let lastReport = 0
+  return index.engine.synchronize(
+    molecules.map(({ id, smiles }) => ({ id, structure: smiles })),
+    {
+      onProgress: ({ done, total, computed }) => {
+        if (computed - lastReport >= 10_000) {
+          lastReport = computed
+          progress(`indexed ${computed} (looked at ${done} of ${total})`)
+        }
+      },
+    },
+  )
+}

@@ -1,0 +1,40 @@
+import { instantiateKernels, type FingerprintKernels } from './fingerprint-kernels.ts'
+import { scratchArea, type ScratchArea } from './fingerprint-layout.ts'
+import { IndexBuffers, type FingerprintKind, type IndexBufferHandles } from './index-buffers.ts'
+
+/** A structure index as one worker sees it: the shared buffers and kernels bound to them. */
+export class AttachedIndex {
+  readonly buffers: IndexBuffers
+  readonly #kernels: Record<FingerprintKind, FingerprintKernels>
+  readonly #scratch: ScratchArea
+
+  constructor(handles: IndexBufferHandles, workerIndex: number) {
+    this.buffers = IndexBuffers.attach(handles)
+    this.#kernels = {
+      pattern: instantiateKernels(handles.patternMemory),
+      morgan: instantiateKernels(handles.morganMemory),
+    }
+    this.#scratch = scratchArea(workerIndex)
+  }
+
+  kernels(kind: FingerprintKind): FingerprintKernels {
+    return this.#kernels[kind]
+  }
+
+  /** Puts the query fingerprint in this worker's scratch area; answers where it and the output are. */
+  loadQuery(kind: FingerprintKind, fingerprint: Uint8Array): ScratchArea {
+    new Uint8Array(this.buffers.fingerprintMemory(kind).buffer).set(
+      fingerprint,
+      this.#scratch.queryPtr,
+    )
+    return this.#scratch
+  }
+
+  outputView<T extends Uint16Array | Uint32Array>(
+    kind: FingerprintKind,
+    type: new (buffer: SharedArrayBuffer, byteOffset: number, length: number) => T,
+    length: number,
+  ): T {
+    return new type(this.buffers.fingerprintMemory(kind).buffer, this.#scratch.outPtr, length)
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * Structure searches over one index, run from the main thread: queries are parsed in a worker,
+ * scans run on every worker at once, and the main thread only merges what they report.
+ */
+import { candidateMask } from './candidate-mask.ts'
+import { runChunkedScan } from './chunked-scan.ts'
+import { slotState } from './index-buffers.ts'
+import { chunkAt, chunkCount, scanRange, type ChunkSchedule } from './scan-chunks.ts'
+import type { StructureIndex } from './structure-index.ts'
+import { isInchiKey, type SubstructureQuery } from './structure-query.ts'
+import type { NormalizedSearch } from './structure-search-request.ts'
+import { compareScoredSlots, TopScores, type ScoredSlot } from './top-scores.ts'
+import type { ChemWorkerPool } from './worker-pool.ts'
+
+export interface StructureHit {
+  id: number
+  /** Tanimoto similarity to the query, for similarity searches. */
+  score?: number
+}
+
+export interface StructureSearchResult {
+  /** Similarity hits best first; others in index order (by id after a load). */
+  hits: StructureHit[]
+  /** Molecules in scope whose structure could not be parsed, which a structure search skips. */
+  skippedUnparseable: number
+}
+
+export interface StructureSearchProgress {
+  /** Slots scanned so far, of `total`. */
+  done: number
+  total: number
+  hitCount: number
+  /** Substructure: molecules that passed the fingerprint screen and were matched atom by atom. */
+  candidates?: number
+  /** Sent once: the first hits in index order, as soon as no earlier hit can still appear. */
+  firstPage?: StructureHit[]
+}
+
+export interface SearchOptions {
+  signal?: AbortSignal
+  onProgress?: (progress: StructureSearchProgress) => void
+}
+
+/** Finds ids by exact identity, from wherever canonical SMILES and InChIKeys are kept. */
+export type ExactIdLookup = (key: { canonicalSmiles: string } | { inchiKey: string }) => number[]
+
+/**
+ * How scans are cut into chunks. Substructure chunks start small, so that the first page streams
+ * early even when most molecules must be matched atom by atom; similarity chunks are large
+ * enough that reporting costs nothing next to the scan.
+ */
+export interface ScanChunkSizes {
+  substructure: ChunkSchedule
+  similarity: ChunkSchedule
+}
+
+export const defaultScanChunkSizes: ScanChunkSizes = {
+  substructure: { first: 256, largest: 4096 },
+  similarity: { first: 16384, largest: 16384 },
+}
+
+export class StructureSearcher {
+  readonly #pool: ChemWorkerPool
+  readonly #index: StructureIndex
+  readonly #exactIds: ExactIdLookup
+  readonly #chunkSizes: ScanChunkSizes
+
+  constructor(
+    pool: ChemWorkerPool,
+    index: StructureIndex,
+    exactIds: ExactIdLookup,
+    chunkSizes: ScanChunkSizes = defaultScanChunkSizes,
+  ) {
+    this.#pool = pool
+    this.#index = index
+    this.#exactIds = exactIds
+    this.#chunkSizes = chunkSizes
+  }
+
+  async search(
+    search: NormalizedSearch,
+    options: SearchOptions = {},
+  ): Promise<StructureSearchResult> {
+    const slotCount = this.#index.slotCount
+    const mask = candidateMask(this.#index, slotCount, search.within, search.ranges)
+    const structure = search.structure
+    if (!structure)
+      return { hits: this.#slotsToHits(this.#slotsInScope(slotCount, mask)), skippedUnparseable: 0 }
+    const skippedUnparseable = this.#unparseableInScope(slotCount, mask)
+    switch (structure.kind) {
+      case 'substructure':
+        return {
+          hits: await this.#substructure(
+            structure.query,
+            slotCount,
+            mask,
+            search.firstPageSize,
+            options,
+          ),
+          skippedUnparseable,
+        }
+      case 'similarity':
+        return {
+          hits: await this.#similarity(
+            structure.query,
+            structure.threshold,
+            structure.top,
+            slotCount,
+            mask,
+            options,
+          ),
+          skippedUnparseable,
+        }
+      case 'exact':
+        return {
+          hits: await this.#exact(structure.query, slotCount, mask, options),
+          skippedUnparseable,
+        }
+    }
+  }
+
+  async #substructure(
+    query: SubstructureQuery,
+    slotCount: number,
+    mask: Uint8Array | null,
+    firstPageSize: number,
+    options: SearchOptions,
+  ): Promise<StructureHit[]> {
+    const { signal, onProgress } = options
+    const range = scanRange(this.#index.id, slotCount, this.#chunkSizes.substructure, mask)
+    const chunks = chunkCount(range)
+    const hitsByChunk: (number[] | undefined)[] = new Array(chunks)
+    let done = 0
+    let hitCount = 0
+    let candidates = 0
+    let firstPageSent = false
+    let contiguousChunks = 0
+    let contiguousHits = 0
+    await runChunkedScan(
+      this.#pool,
+      {
+        kind: 'substructureScan',
+        ...range,
+        query,
+      },
+      (chunk) => {
+        hitsByChunk[chunk.chunk] = chunk.hits
+        hitCount += chunk.hits.length
+        candidates += chunk.candidates
+        done += chunkAt(range, chunk.chunk).count
+        let firstPage: StructureHit[] | undefined
+        if (!firstPageSent) {
+          while (contiguousChunks < chunks && hitsByChunk[contiguousChunks]) {
+            contiguousHits += hitsByChunk[contiguousChunks++]!.length
+          }
+          if (contiguousHits >= firstPageSize || contiguousChunks === chunks) {
+            firstPageSent = true
+            const slots = hitsByChunk
+              .slice(0, contiguousChunks)
+              .flatMap((hits) => hits ?? [])
+              .slice(0, firstPageSize)
+            firstPage = this.#slotsToHits(slots)
+          }
+        }
+        onProgress?.({
+          done,
+          total: slotCount,
+          hitCount,
+          candidates,
+          ...(firstPage ? { firstPage } : {}),
+        })
+      },
+      signal,
+    )
+    return this.#slotsToHits(hitsByChunk.flatMap((hits) => hits ?? []))
+  }
+
+  async #similarity(
+    text: string,
+    threshold: number,
+    top: number | null,
+    slotCount: number,
+    mask: Uint8Array | null,
+    options: SearchOptions,
+  ): Promise<StructureHit[]> {
+    const { signal, onProgress } = options
+    const range = scanRange(this.#index.id, slotCount, this.#chunkSizes.similarity, mask)
+    const best = top === null ? null : new TopScores(top)
+    const above: ScoredSlot[] = []
+    let done = 0
+    let offered = 0
+    await runChunkedScan(
+      this.#pool,
+      {
+        kind: 'similarityScan',
+        ...range,
+        query: text,
+        threshold,
+        top,
+      },
+      (chunk) => {
+        for (const hit of chunk.hits) {
+          if (best) best.offer(hit.score, hit.slot)
+          else above.push(hit)
+        }
+        offered += chunk.hits.length
+        done += chunkAt(range, chunk.chunk).count
+        onProgress?.({ done, total: slotCount, hitCount: Math.min(top ?? Infinity, offered) })
+      },
+      signal,
+    )
+    const ranked = best ? best.sorted() : above.sort(compareScoredSlots)
+    return ranked.flatMap(({ slot, score }) => {
+      const id = this.#index.idAt(slot)
+      return id === undefined ? [] : [{ id, score }]
+    })
+  }
+
+  async #exact(
+    text: string,
+    slotCount: number,
+    mask: Uint8Array | null,
+    options: SearchOptions,
+  ): Promise<StructureHit[]> {
+    let ids: number[]
+    if (isInchiKey(text)) {
+      ids = this.#exactIds({ inchiKey: text.trim() })
+    } else {
+      const prepared = await this.#pool.run(
+        { kind: 'canonicalizeStructure', text },
+        { signal: options.signal },
+      )
+      ids = this.#exactIds({ canonicalSmiles: prepared.canonicalSmiles })
+    }
+    const slots = ids
+      .map((id) => this.#index.slotOf(id))
+      .filter(
+        (slot): slot is number =>
+          slot !== undefined && slot < slotCount && (mask === null || mask[slot] === 1),
+      )
+      .filter((slot) => this.#index.stateAt(slot) === slotState.parsed)
+      .sort((a, b) => a - b)
+    return this.#slotsToHits(slots)
+  }
+
+  #slotsInScope(slotCount: number, mask: Uint8Array | null): number[] {
+    const slots: number[] = []
+    for (let slot = 0; slot < slotCount; slot++) {
+      if ((mask === null || mask[slot] === 1) && this.#index.idAt(slot) !== undefined)
+        slots.push(slot)
+    }
+    return slots
+  }
+
+  #unparseableInScope(slotCount: number, mask: Uint8Array | null): number {
+    if (mask === null) return this.#index.unparseableCount
+    let count = 0
+    for (let slot = 0; slot < slotCount; slot++) {
+      if (mask[slot] === 1 && this.#index.stateAt(slot) === slotState.unparseable) count++
+    }
+    return count
+  }
+
+  /** Ids of slots still holding a molecule (one may have changed while the search ran). */
+  #slotsToHits(slots: readonly number[]): StructureHit[] {
+    const hits: StructureHit[] = []
+    for (const slot of slots) {
+      const id = this.#index.idAt(slot)
+      if (id !== undefined) hits.push({ id })
+    }
+    return hits
+  }
+}

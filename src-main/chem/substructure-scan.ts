@@ -1,0 +1,61 @@
+/**
+ * A worker's part of a substructure search: for each chunk it claims, screen the pattern
+ * fingerprints in WebAssembly, then verify the survivors atom by atom with RDKit on their pickles,
+ * reporting each chunk's hits as soon as the chunk is done.
+ */
+import type { AttachedIndex } from './attached-index.ts'
+import { fingerprintPtr } from './fingerprint-layout.ts'
+import { slotState } from './index-buffers.ts'
+import type { Mol, ParsedQuery, RDKitToolkit } from './rdkit-toolkit.ts'
+import { claimChunks } from './scan-chunks.ts'
+import type { ChemTask } from './worker-protocol.ts'
+import type { TaskContext } from './worker-runtime.ts'
+
+/** How many verifications run between two looks at the cancel flag (each takes ~0.1 ms). */
+const verificationsPerCancelCheck = 16
+
+export function scanSubstructures(
+  index: AttachedIndex,
+  rdkit: RDKitToolkit,
+  parsedQuery: ParsedQuery,
+  task: ChemTask<'substructureScan'>,
+  context: TaskContext<'substructureScan'>,
+): { chunks: number } {
+  const query = parsedQuery.mol
+  const stereoOptions =
+    task.query.useChirality && rdkit.specifiesStereo(parsedQuery)
+      ? JSON.stringify({ useChirality: true })
+      : null
+  const matches = (mol: Mol): boolean =>
+    (stereoOptions === null
+      ? mol.get_substruct_match(query)
+      : mol.get_substruct_match(query, stereoOptions)) !== '{}'
+  const { buffers } = index
+  const kernels = index.kernels('pattern')
+  const queryFingerprint = query.get_pattern_fp_as_uint8array() as Uint8Array
+  const { queryPtr, outPtr } = index.loadQuery('pattern', queryFingerprint)
+  const passed = index.outputView('pattern', Uint32Array, task.largestChunk)
+  const mask = task.candidateMask
+  let chunks = 0
+  for (const { chunk, start, count } of claimChunks(task)) {
+    const survivors = kernels.screen(queryPtr, fingerprintPtr(start), count, outPtr)
+    const hits: number[] = []
+    let candidates = 0
+    for (let i = 0; i < survivors; i++) {
+      const slot = start + passed[i]!
+      if (buffers.state(slot) !== slotState.parsed || (mask !== null && mask[slot] !== 1)) continue
+      if (++candidates % verificationsPerCancelCheck === 0) context.throwIfCancelled()
+      const mol = rdkit.parseMoleculeFromPickle(buffers.pickle(slot))
+      if (!mol) throw new Error(`The pickle of index slot ${slot} is unreadable.`)
+      try {
+        if (matches(mol)) hits.push(slot)
+      } finally {
+        mol.delete()
+      }
+    }
+    chunks++
+    context.progress({ chunk, candidates, hits })
+    context.throwIfCancelled()
+  }
+  return { chunks }
+}

@@ -1,0 +1,106 @@
+/**
+ * Every message between the main thread and a chemistry worker. A task names its kind; its result
+ * and progress types follow from the kind, so both ends are checked by the compiler.
+ */
+import type { ErrorValue } from '../shared/app-error.ts'
+import type { DepictionSize } from './depiction.ts'
+import type { IndexBufferHandles } from './index-buffers.ts'
+import type { ComputedStructure, StructureInput } from './structure-input.ts'
+import type { QueryLanguage, ResolvedQueryLanguage, SubstructureQuery } from './structure-query.ts'
+import type { ScoredSlot } from './top-scores.ts'
+
+/** Which slots of the index a scan covers, and how the workers share them. */
+export interface ScanRange {
+  indexId: string
+  /** Slots 0..slotCount-1 as the index was when the search started. */
+  slotCount: number
+  /** Where each chunk starts; a chunk ends where the next starts (the last at slotCount). */
+  chunkStarts: number[]
+  largestChunk: number
+  /** Shared by the workers of one search: Atomics.add hands out the next chunk number. */
+  chunkCursor: Int32Array
+  /** When given (shared, one byte per slot), only slots whose byte is 1 may be returned. */
+  candidateMask: Uint8Array | null
+}
+
+export interface SubstructureChunk {
+  chunk: number
+  /** Slots of the chunk that passed the fingerprint screen and the candidate mask. */
+  candidates: number
+  hits: number[]
+}
+
+export interface SimilarityChunk {
+  chunk: number
+  /** Above the threshold; for a top-k search, only what may still be among the k best. */
+  hits: ScoredSlot[]
+}
+
+export interface ChemTasks {
+  describe: {
+    task: Record<never, never>
+    result: { rdkitVersion: string }
+    progress: never
+  }
+  computeStructures: {
+    task: { items: StructureInput[] }
+    result: ComputedStructure[]
+    progress: never
+  }
+  canonicalizeStructure: {
+    task: { text: string }
+    result: { canonicalSmiles: string }
+    progress: never
+  }
+  depictMolecule: {
+    task: {
+      indexId: string
+      slot: number
+      size: DepictionSize
+      highlight: SubstructureQuery | null
+    }
+    result: { svg: string; highlighted: boolean }
+    progress: never
+  }
+  depictQuery: {
+    task: { text: string; language: QueryLanguage; size: DepictionSize }
+    /** The language the query was read in: with `auto`, what it was taken for. */
+    result: { svg: string; language: ResolvedQueryLanguage }
+    progress: never
+  }
+  substructureScan: {
+    task: ScanRange & { query: SubstructureQuery }
+    result: { chunks: number }
+    progress: SubstructureChunk
+  }
+  similarityScan: {
+    task: ScanRange & { query: string; threshold: number; top: number | null }
+    result: { chunks: number }
+    progress: SimilarityChunk
+  }
+}
+
+export type ChemTaskKind = keyof ChemTasks
+export type ChemTask<K extends ChemTaskKind = ChemTaskKind> = { kind: K } & ChemTasks[K]['task']
+export type ChemTaskResult<K extends ChemTaskKind> = ChemTasks[K]['result']
+export type ChemTaskProgress<K extends ChemTaskKind> = ChemTasks[K]['progress']
+
+export const chemWorkerKind = 'vault-desk-chem-worker'
+
+export interface ChemWorkerData {
+  kind: typeof chemWorkerKind
+  /** 0..size-1, stable across restarts: it picks the worker's scratch area in shared memory. */
+  workerIndex: number
+}
+
+export type MainToWorker =
+  | { type: 'task'; taskId: number; task: ChemTask; cancelFlag: Int32Array }
+  | { type: 'attachIndex'; indexId: string; handles: IndexBufferHandles }
+  | { type: 'detachIndex'; indexId: string }
+  | { type: 'close' }
+
+export type WorkerToMain =
+  | { type: 'ready' }
+  | { type: 'progress'; taskId: number; progress: unknown }
+  | { type: 'result'; taskId: number; ok: true; value: unknown }
+  | { type: 'result'; taskId: number; ok: false; error: ErrorValue }
