@@ -1,8 +1,11 @@
 /**
  * Search as you type over 250k molecules (chembl_250k.csv.gz with generated names, synonyms,
  * registration codes and batch identifiers), per keystroke, against plain FTS5 queries over the
- * same index in the same run. Also: main-process memory after caching the 250k molecules, and
- * what opening a cache of that size costs the main thread (its full check runs in a worker).
+ * same index in the same run. The molecules are stored as sync stores them (through the cache
+ * writer); the keystrokes run once the writer has merged the index while idle, as it does after
+ * a sync (the p95 before that merge is reported beside). Also: main-process memory after caching
+ * the 250k molecules, and what opening a cache of that size costs the main thread (its full
+ * check runs in a worker).
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -29,26 +32,36 @@ try {
   const sampled: Record<string, unknown>[] = []
   let count = 0
   const ingestStart = performance.now()
+  let committing: Promise<unknown> = Promise.resolve()
   for await (const page of chemblMoleculePages(moleculeCount, 1000)) {
-    cache.applyPage('molecules', vaultId, page)
+    const next = cache.writer.applyPage('molecules', vaultId, page)
+    await committing
+    committing = next
     count += page.length
     if (count % Math.ceil(moleculeCount / typedQueries / 1000) === 0 || sampled.length === 0) {
       sampled.push(page[page.length >> 1]!)
     }
     if (count % 50_000 === 0) progress(`${count} molecules cached`)
   }
+  await committing
   const ingestSeconds = (performance.now() - ingestStart) / 1000
-  const optimizeStart = performance.now()
-  cache.optimizeSearch()
-  const optimizeSeconds = (performance.now() - optimizeStart) / 1000
+  const keystrokes = typedKeystrokes(sampled.slice(0, typedQueries))
+  const beforeMerge = prefixTimings(cache, keystrokes)
+  const mergeStart = performance.now()
+  progress('waiting for the writer to merge the search index')
+  await mergedIndex(file)
+  const mergeSeconds = (performance.now() - mergeStart) / 1000
 
+  gc()
+  const rssRightAfter = process.memoryUsage().rss
+  while (cache.writer.running) await new Promise((resolve) => setTimeout(resolve, 500))
   gc()
   const rssAfter = process.memoryUsage().rss
   report({
     name: 'store.memory.rss_after_caching_250k',
     value: megabytes(rssAfter),
     unit: 'MB',
-    reference: 'RSS of the same process before caching',
+    reference: 'RSS of the same process before caching (after: once the cache writer stopped)',
     referenceValue: megabytes(rssBefore),
     ratio: Number((rssAfter / rssBefore).toFixed(2)),
     goal: 'under 500 MB',
@@ -56,10 +69,10 @@ try {
     molecules: count,
     cacheBytes: fs.statSync(file).size,
     ingestSeconds: Number(ingestSeconds.toFixed(1)),
-    optimizeSearchSeconds: Number(optimizeSeconds.toFixed(1)),
+    mergeSecondsAfterIngest: Number(mergeSeconds.toFixed(1)),
+    rssWhileTheWriterRanMB: megabytes(rssRightAfter),
   })
 
-  const keystrokes = typedKeystrokes(sampled.slice(0, typedQueries))
   progress(`${keystrokes.length} keystrokes`)
   const raw = new Database(file, { readonly: true })
   const plainPrefix = raw.prepare(
@@ -117,6 +130,7 @@ try {
       met: p95 < goalMs,
       p50: round(p50),
       referenceP50: round(percentile(timings[reference], 0.5)),
+      ...(mode === 'prefix' ? { p95BeforeTheIndexWasMerged: round(beforeMerge) } : {}),
       max: round(timings[mode].at(-1)!),
       keystrokes: keystrokes.length,
       broadAnswers,
@@ -147,6 +161,42 @@ try {
   })
 } finally {
   fs.rmSync(dir, { recursive: true, force: true })
+}
+
+/** p95 of the prefix searches of the keystrokes. */
+function prefixTimings(cache: VaultCache, keystrokes: readonly string[]): number {
+  const timings = keystrokes.map((text) => {
+    const start = performance.now()
+    cache.search(text, { vaultId, limit: 50 })
+    return performance.now() - start
+  })
+  return percentile(
+    timings.sort((a, b) => a - b),
+    0.95,
+  )
+}
+
+/**
+ * Resolves once the writer has merged the search index into one segment, or, when it had too few
+ * segments to be worth merging, once their number has not changed for ten seconds.
+ */
+async function mergedIndex(cacheFile: string): Promise<void> {
+  const db = new Database(cacheFile, { readonly: true })
+  const segments = db.prepare('SELECT count(DISTINCT segid) FROM search_index_idx').pluck()
+  try {
+    let last = -1
+    let unchangedSince = performance.now()
+    for (;;) {
+      const count = segments.get() as number
+      if (count <= 1) return
+      if (count !== last) unchangedSince = performance.now()
+      else if (performance.now() - unchangedSince > 10_000) return
+      last = count
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  } finally {
+    db.close()
+  }
 }
 
 /**

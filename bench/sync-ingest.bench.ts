@@ -3,13 +3,16 @@
  * the vault (pages or an export, to committed rows, search documents and cursors), in records
  * per second, against a bare better-sqlite3 insert (id + JSON) of the same records measured in
  * the same run. Beside it, each side alone: how fast the simulator serves the records (pages,
- * and the export), and how fast the store commits them (time inside applyPage).
+ * and the export), and how fast the store commits them (the cache writer's busy time: from
+ * handing over a batch to its commit, batches being committed one at a time); and how long the
+ * main thread was held at most meanwhile (its event loop's delay).
  *
  * Environment: BENCH_MOLECULES (default 100000).
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import Database from 'better-sqlite3'
 import { LimiterRegistry, VaultClient } from '../src-main/api/index.ts'
 import { silentLogger } from '../src-main/shared/logger.ts'
@@ -56,23 +59,28 @@ interface EndToEnd {
   molecules: number
   batches: number
   file: string
+  /** The main thread's event-loop delay during the sync, in milliseconds. */
+  blockedP99: number
+  blockedMax: number
 }
 
 /** The first sync of the vault into a fresh cache, with the time spent committing pages. */
 async function firstSync(name: string, exportThreshold: number): Promise<EndToEnd> {
   const file = path.join(dir, `${name}.db`)
   const { cache } = VaultCache.open(file)
-  const applyPage = cache.applyPage.bind(cache)
+  const commit = cache.writer.commit.bind(cache.writer)
   let storeMs = 0
-  cache.applyPage = (...args) => {
+  cache.writer.commit = async (batch) => {
     const started = performance.now()
     try {
-      return applyPage(...args)
+      return await commit(batch)
     } finally {
       storeMs += performance.now() - started
     }
   }
   globalThis.gc?.()
+  const delay = monitorEventLoopDelay({ resolution: 1 })
+  delay.enable()
   const started = performance.now()
   await pullConnection({
     client: clientOf(sim),
@@ -84,6 +92,7 @@ async function firstSync(name: string, exportThreshold: number): Promise<EndToEn
     observer: { progress: () => {}, changed: () => {} },
   })
   const seconds = (performance.now() - started) / 1000
+  delay.disable()
   const counts = cache.counts()[sim.vaultId] ?? {}
   cache.close()
   return {
@@ -92,6 +101,8 @@ async function firstSync(name: string, exportThreshold: number): Promise<EndToEn
     molecules: counts.molecules ?? 0,
     batches: counts.batches ?? 0,
     file,
+    blockedP99: delay.percentile(99) / 1e6,
+    blockedMax: delay.max / 1e6,
   }
 }
 
@@ -151,6 +162,8 @@ try {
       seconds: Number(run.seconds.toFixed(2)),
       simulatorServesRecordsPerSecond: Math.round(served),
       storeCommitsRecordsPerSecond: Math.round(storeRate),
+      mainThreadBlockedP99Ms: Number(run.blockedP99.toFixed(1)),
+      mainThreadBlockedMaxMs: Number(run.blockedMax.toFixed(1)),
     })
     report({
       name: `sync.ingest.store_side_of_first_sync_by_${name}`,

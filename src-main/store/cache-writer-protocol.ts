@@ -15,6 +15,17 @@ export interface CommitRequest {
   writes: CacheWrite[]
 }
 
+/** Closes the worker's connection, which ends the worker (the main thread has nothing waiting). */
+export interface Retire {
+  retire: true
+}
+
 export type CommitAnswer =
-  | { id: number; results: CacheWriteResult[] }
-  | { id: number; error: ErrorValue }
+  { id: number; results: CacheWriteResult[] } | { id: number; error: ErrorValue }
+
+/** The worker has nothing left to do (its commits answered, the search index merged). */
+export interface Settled {
+  settled: true
+}
+
+export type WriterMessage = CommitAnswer | Settled

@@ -82,8 +82,7 @@ export class CacheWrites {
   ): number {
     const kind = recordKind(kindName)
     const vault = kind.name === 'vaults' ? connectionVaultId : vaultIdOf(vaultId)
-    return this.#writer.retainOnly(kind, vault, ids, parentIdOf(kind.name, options.parentId))
-      .length
+    return this.#writer.retainOnly(kind, vault, ids, parentIdOf(kind.name, options.parentId)).length
   }
 
   /**

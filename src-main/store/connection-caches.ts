@@ -1,3 +1,4 @@
+import { AppError } from '../shared/app-error.ts'
 import { setAside, type CacheRecovery } from './cache-database.ts'
 import { cacheFile, deleteCacheFiles } from './cache-files.ts'
 import { verifyCacheFile } from './cache-verification.ts'
@@ -13,6 +14,8 @@ export interface OpenedCache {
 export class ConnectionCaches {
   readonly #dataDir: string
   readonly #open = new Map<string, VaultCache>()
+  /** Connections whose cache was deleted: a late holder of one must not create it again. */
+  readonly #deleted = new Set<string>()
 
   constructor(dataDir: string) {
     this.#dataDir = dataDir
@@ -22,6 +25,9 @@ export class ConnectionCaches {
   open(connectionId: string): OpenedCache {
     const cached = this.#open.get(connectionId)
     if (cached) return { cache: cached, recovery: null }
+    if (this.#deleted.has(connectionId)) {
+      throw new AppError('not_found', `The connection ${connectionId} was removed with its cache.`)
+    }
     const opened = VaultCache.open(cacheFile(this.#dataDir, connectionId))
     this.#open.set(connectionId, opened.cache)
     return opened
@@ -37,24 +43,27 @@ export class ConnectionCaches {
     const file = cacheFile(this.#dataDir, connectionId)
     const verdict = await verifyCacheFile(file)
     if (verdict.sound !== false) return null
-    this.close(connectionId)
+    await this.close(connectionId)
     const recovery = setAside(file, { reason: 'damaged', details: verdict.details })
     this.open(connectionId)
     return recovery
   }
 
-  close(connectionId: string): void {
-    this.#open.get(connectionId)?.close()
+  /** Resolves once nothing holds the file open (its writer's worker has exited too). */
+  async close(connectionId: string): Promise<void> {
+    const cache = this.#open.get(connectionId)
     this.#open.delete(connectionId)
+    await cache?.close()
   }
 
-  closeAll(): void {
-    for (const connectionId of [...this.#open.keys()]) this.close(connectionId)
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#open.keys()].map((connectionId) => this.close(connectionId)))
   }
 
   /** Closes and deletes a connection's cache files (damaged copies included); returns them. */
-  delete(connectionId: string): string[] {
-    this.close(connectionId)
+  async delete(connectionId: string): Promise<string[]> {
+    this.#deleted.add(connectionId)
+    await this.close(connectionId)
     return deleteCacheFiles(cacheFile(this.#dataDir, connectionId))
   }
 }

@@ -106,10 +106,10 @@ export class ConnectionRegistry {
     await this.#tokens.forget(id, connection.tokenStorage)
     this.#repository.delete(id)
     if (!options.deleteCache) {
-      this.#caches.close(id)
+      await this.#caches.close(id)
       return { deletedFiles: [] }
     }
-    return { deletedFiles: this.#caches.delete(id) }
+    return { deletedFiles: await this.#caches.delete(id) }
   }
 }
 

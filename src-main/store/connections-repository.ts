@@ -54,6 +54,14 @@ export class ConnectionsRepository {
     })
   }
 
+  /** Moves a connection to another address (the demo vault's port changes at every start). */
+  setBaseUrl(id: string, baseUrl: string): void {
+    const { changes } = this.#db
+      .prepare('UPDATE connections SET base_url = ? WHERE id = ?')
+      .run(baseUrl, id)
+    if (changes === 0) throw connectionNotFound(id)
+  }
+
   setTokenStorage(id: string, storage: TokenStorage): void {
     this.#db.prepare('UPDATE connections SET token_storage = ? WHERE id = ?').run(storage, id)
   }

@@ -205,21 +205,26 @@ export class RecordWriter {
     const last = new Map<number, PreparedRecord>()
     for (const item of prepared) last.set(item.id, item)
     let nextRowId = (statements.lastRowId.get() ?? 0) + 1
-    const inserted: SqlValue[][] = []
+    const { insert } = statements
     const placed: Placed[] = []
     for (const item of last.values()) {
       const rowId = existing.get(item.id)
       if (rowId === undefined) {
-        inserted.push([nextRowId, vaultId, item.id, ...item.values])
+        insert.value(nextRowId)
+        insert.value(vaultId)
+        insert.value(item.id)
+        insert.values(item.values)
+        insert.endRow()
         placed.push({ rowId: nextRowId++, id: item.id, record: item.record })
         continue
       }
       if (keep.length > 0) this.#keepMembers(statements, rowId, item, keep)
-      statements.update.run([...item.values, rowId])
+      item.values.push(rowId)
+      statements.update.run(item.values)
       this.#forget(kind, [rowId])
       placed.push({ rowId, id: item.id, record: item.record })
     }
-    statements.insert.run(inserted)
+    insert.finish()
     this.#index(kind, vaultId, placed)
     return replaced
   }
@@ -281,21 +286,25 @@ export class RecordWriter {
     if (searchOf) {
       // A vault's own record is searched as part of that vault.
       const own = kind.name === 'vaults'
-      this.#searchInsert.run(
-        placed.map(({ rowId, id, record }) => [
-          searchRowid(rowId, kind.code),
-          ...searchColumns(searchOf(record), own ? id : vaultId),
-        ]),
-      )
+      const search = this.#searchInsert
+      for (const { rowId, id, record } of placed) {
+        search.value(searchRowid(rowId, kind.code))
+        search.values(searchColumns(searchOf(record), own ? id : vaultId))
+        search.endRow()
+      }
+      search.finish()
     }
     if (projectsOf) {
-      const links: SqlValue[][] = []
+      const links = this.#projectInsert
       for (const { rowId, record } of placed) {
         for (const projectId of new Set(projectsOf(record))) {
-          links.push([kind.code, rowId, projectId])
+          links.value(kind.code)
+          links.value(rowId)
+          links.value(projectId)
+          links.endRow()
         }
       }
-      this.#projectInsert.run(links)
+      links.finish()
     }
   }
 
@@ -341,10 +350,17 @@ export class RecordWriter {
   }
 }
 
-/** An INSERT of `width` values per row, run many rows at a time. */
+/**
+ * An INSERT of `width` values per row, run many rows at a time: rows are written value by value
+ * into one reused parameter array, which is run whenever it holds `rowsPerInsert` rows; `finish`
+ * runs the rest row by row.
+ */
 class Batched {
   readonly #many: Database.Statement<[SqlValue[]]>
   readonly #one: Database.Statement<[SqlValue[]]>
+  readonly #width: number
+  readonly #chunk: SqlValue[]
+  #filled = 0
 
   constructor(db: Database.Database, insertInto: string, width: number) {
     const row = `(${Array.from({ length: width }, () => '?').join(', ')})`
@@ -352,14 +368,30 @@ class Batched {
       `${insertInto} ${Array.from({ length: rowsPerInsert }, () => row).join(', ')}`,
     )
     this.#one = db.prepare<[SqlValue[]]>(`${insertInto} ${row}`)
+    this.#width = width
+    this.#chunk = new Array<SqlValue>(width * rowsPerInsert).fill(null)
   }
 
-  run(rows: readonly SqlValue[][]): void {
-    let start = 0
-    for (; start + rowsPerInsert <= rows.length; start += rowsPerInsert) {
-      this.#many.run(rows.slice(start, start + rowsPerInsert).flat())
+  value(value: SqlValue): void {
+    this.#chunk[this.#filled++] = value
+  }
+
+  values(values: readonly SqlValue[]): void {
+    for (const value of values) this.#chunk[this.#filled++] = value
+  }
+
+  /** Ends the row whose values were just given. */
+  endRow(): void {
+    if (this.#filled < this.#chunk.length) return
+    this.#many.run(this.#chunk)
+    this.#filled = 0
+  }
+
+  finish(): void {
+    for (let start = 0; start < this.#filled; start += this.#width) {
+      this.#one.run(this.#chunk.slice(start, start + this.#width))
     }
-    for (; start < rows.length; start++) this.#one.run(rows[start]!)
+    this.#filled = 0
   }
 }
 

@@ -44,14 +44,14 @@ function indexedText(values: readonly (string | null)[] | undefined): string {
   return text
 }
 
+/** A piece of a word after a joiner, and a test for three letters in it. */
+const afterJoiner = /[-_]+([^\s_-]+)/g
+const threeLetters = /\p{L}\P{L}*\p{L}\P{L}*\p{L}/u
+
 function wordyParts(value: string): string {
   let parts = ''
-  for (const word of value.split(/\s+/)) {
-    const pieces = word.split(/[-_]+/)
-    for (let index = 1; index < pieces.length; index++) {
-      const piece = pieces[index]!
-      if ((piece.match(/\p{L}/gu)?.length ?? 0) >= 3) parts += ` ${piece}`
-    }
+  for (const [, piece] of value.matchAll(afterJoiner)) {
+    if (threeLetters.test(piece!)) parts += ` ${piece}`
   }
   return parts
 }

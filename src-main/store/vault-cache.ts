@@ -146,10 +146,13 @@ export class VaultCache {
     return this.#queries.counts()
   }
 
-  /** Stops the writer (a batch it was committing is rolled back) and closes the file. */
-  close(): void {
-    this.writer.close()
+  /**
+   * Stops the writer (a batch it was committing is rolled back) and closes the file; resolves once
+   * no connection to it is left open.
+   */
+  async close(): Promise<void> {
     this.#db.close()
+    await this.writer.close()
   }
 
   #write<T>(work: () => T): T {

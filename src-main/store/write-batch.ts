@@ -30,9 +30,24 @@ export type CacheWrite =
 /** What each write answers, in order: pages their AppliedPage, prunes how many they deleted. */
 export type CacheWriteResult = AppliedPage | number | null
 
+type PageWrite = Extract<CacheWrite, { type: 'page' }>
+type VaultsWrite = Extract<CacheWrite, { type: 'vaults' }>
+
+/** A write as a batch holds it: records stay objects until the writer sends the batch. */
+export type BatchWrite =
+  | (Omit<PageWrite, 'records'> & { records: readonly unknown[] })
+  | (Omit<VaultsWrite, 'records'> & { records: readonly unknown[] })
+  | Exclude<CacheWrite, PageWrite | VaultsWrite>
+
+/**
+ * Records serialized between two yields to the event loop: about a millisecond of work, so that
+ * handing a page of a thousand molecules to the writer never holds the main thread for a frame.
+ */
+const recordsPerSlice = 250
+
 /** Writes that commit together, in one transaction, or not at all. */
 export class WriteBatch {
-  readonly writes: CacheWrite[] = []
+  readonly writes: BatchWrite[] = []
 
   applyPage(
     kind: string,
@@ -43,7 +58,7 @@ export class WriteBatch {
     if (!Array.isArray(records)) {
       throw new AppError('validation', `A page of ${kind} must be an array of records.`)
     }
-    this.writes.push({ type: 'page', kind, vaultId, records: records.map(jsonText), options })
+    this.writes.push({ type: 'page', kind, vaultId, records, options })
     return this
   }
 
@@ -59,7 +74,7 @@ export class WriteBatch {
 
   /** The vault list; vaults no longer in it are forgotten with everything cached of them. */
   replaceVaults(records: readonly unknown[]): this {
-    this.writes.push({ type: 'vaults', records: records.map(jsonText) })
+    this.writes.push({ type: 'vaults', records })
     return this
   }
 
@@ -77,6 +92,26 @@ export class WriteBatch {
     this.writes.push({ type: 'optimize' })
     return this
   }
+}
+
+/** The writes as they cross to the worker, records as JSON text, yielding between slices. */
+export async function serialized(writes: readonly BatchWrite[]): Promise<CacheWrite[]> {
+  const crossing: CacheWrite[] = []
+  for (const write of writes) {
+    if (write.type !== 'page' && write.type !== 'vaults') {
+      crossing.push(write)
+      continue
+    }
+    const texts: (string | null)[] = []
+    for (let start = 0; start < write.records.length; start += recordsPerSlice) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve))
+      for (const record of write.records.slice(start, start + recordsPerSlice)) {
+        texts.push(jsonText(record))
+      }
+    }
+    crossing.push({ ...write, records: texts })
+  }
+  return crossing
 }
 
 /** Runs a batch's writes in order (the caller holds the transaction). */

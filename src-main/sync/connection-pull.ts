@@ -103,9 +103,7 @@ async function vaultList(
   const vaults = await client.vaults.list({ signal, priority: 'background' })
   const checked: KindCursor = { since: null, pass: null, checkedAt: new Date().toISOString() }
   await cache.writer.commit(
-    new WriteBatch()
-      .replaceVaults(vaults)
-      .saveCursor('vaults', connectionVaultId, checked),
+    new WriteBatch().replaceVaults(vaults).saveCursor('vaults', connectionVaultId, checked),
   )
   observer.changed(connectionVaultId, 'vaults')
   return vaults

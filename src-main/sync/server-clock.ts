@@ -79,7 +79,9 @@ export class ServerClock {
       ) {
         throw error
       }
-      this.#log.warn('cannot read the server time; using the local clock', { reason: error.message })
+      this.#log.warn('cannot read the server time; using the local clock', {
+        reason: error.message,
+      })
       fallback()
     }
   }

@@ -106,7 +106,7 @@ describe('a damaged cache is set aside and rebuilt, queued work untouched', () =
     expect(fs.readdirSync(path.dirname(file)).filter((name) => name.includes('damaged'))).toEqual(
       [],
     )
-    caches.closeAll()
+    await caches.closeAll()
   })
 
   it('does not set aside what it cannot open for other reasons (here a folder in its place)', () => {

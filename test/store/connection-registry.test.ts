@@ -37,8 +37,8 @@ describe.runIf(canRun)('connection registry with the real keychain', () => {
     await service?.stop()
     process.env = savedEnv
   })
-  afterEach(() => {
-    for (const resource of opened.splice(0)) resource.close()
+  afterEach(async () => {
+    for (const resource of opened.splice(0)) await resource.close()
   })
 
   function setUp(keychain = new KeychainTokenStore(new Redactor())) {
@@ -74,7 +74,7 @@ describe.runIf(canRun)('connection registry with the real keychain', () => {
     expect(await registry.token(added.id)).toBe('tok-production-8d1f')
 
     caches.open(added.id).cache.applyPage('molecules', 1, moleculeRecords(3))
-    caches.closeAll()
+    await caches.closeAll()
     for (const name of fs.readdirSync(dataDir, { recursive: true }).map(String)) {
       const file = path.join(dataDir, name)
       if (fs.statSync(file).isFile()) {

@@ -52,6 +52,27 @@ describe('cache schema migrations', () => {
     db.close()
   })
 
+  it('empties a cache of the first layout, which the next sync then pulls again', () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    const old = new Database(file)
+    old.exec(`
+      CREATE TABLE molecules (row_id INTEGER PRIMARY KEY, vault_id INTEGER, id INTEGER, json TEXT);
+      INSERT INTO molecules (vault_id, id, json) VALUES (1, 1, '{"id":1}');
+      CREATE TABLE sync_cursors (vault_id INTEGER, kind TEXT, scope TEXT, cursor TEXT, saved_at TEXT);
+      INSERT INTO sync_cursors VALUES (1, 'molecules', '', '{}', '2024-01-01');
+      PRAGMA user_version = 1;
+    `)
+    old.close()
+
+    const { cache, recovery } = VaultCache.open(file)
+    expect(recovery).toBeNull()
+    expect(cache.counts()).toEqual({})
+    expect(cache.cursor('molecules', 1)).toBeNull()
+    cache.applyPage('molecules', 1, moleculeRecords(2))
+    expect(cache.list('molecules', 1, { sort: 'log_p' }).total).toBe(2)
+    cache.close()
+  })
+
   it('sets aside a cache written by a newer Vault Desk and starts afresh (it is only a cache)', () => {
     const file = path.join(temporaryDirectory(), 'cache.db')
     VaultCache.open(file).cache.close()

@@ -61,6 +61,15 @@ describe('detail pages follow the links between cached records', () => {
     expect(idsOf(detail.links.files)).toEqual([43])
   })
 
+  it('batch -> its molecule, also when the batch came inside the molecule (no molecule member)', () => {
+    const nested = cache.linked('batches', 1, 201)!
+    expect(nested.record.molecule).toBeUndefined()
+    expect(idsOf(nested.links.molecules)).toEqual([101])
+    expect(idsOf(nested.links.readout_rows)).toEqual([19, 40])
+    cache.applyPage('molecules', 1, [{ id: 102, name: 'Caffeine' }])
+    expect(idsOf(cache.linked('batches', 1, 202)!.links.molecules)).toEqual([102])
+  })
+
   it('readout row -> molecule, batch, run, protocol and plate', () => {
     const detail = cache.linked('readout_rows', 1, '19')!
     expect(idsOf(detail.links.molecules)).toEqual([101])

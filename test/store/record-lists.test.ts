@@ -37,6 +37,23 @@ describe('lists: sorting, paging, filters and counts', () => {
     expect(heaviest.records[0]!.id).toBe(30)
   })
 
+  it('sorts molecules by log P and readout rows by the date of their run', () => {
+    const byLogP = [...records]
+      .sort((a, b) => Number(b.log_p) - Number(a.log_p) || Number(b.id) - Number(a.id))
+      .slice(0, 5)
+      .map((record) => record.id)
+    const sorted = cache.list('molecules', 1, { sort: 'log_p', direction: 'desc', limit: 5 })
+    expect(sorted.records.map((record) => record.id)).toEqual(byLogP)
+
+    cache.applyPage('readout_rows', 1, [
+      { id: 1, run: { id: 7, run_date: '2024-05-02' }, readouts: {} },
+      { id: 2, run: { id: 8, run_date: '2023-11-30' }, readouts: {} },
+      { id: 3, run_date: '2024-01-15', readouts: {} },
+    ])
+    const rows = cache.list('readout_rows', 1, { sort: 'run_date' }).records
+    expect(rows.map((row) => row.id)).toEqual([2, 3, 1])
+  })
+
   it('filters by indexed columns, projects and vault-defined fields', () => {
     expect(cache.list('molecules', 1, { projectId: 2 }).total).toBe(6)
     expect(cache.list('batches', 1, { projectId: 2 }).total).toBe(

@@ -155,6 +155,41 @@ describe('sync writes: pages, cursors, overlap and deletions', () => {
     expect(store.get('batches', 1, 22)).toEqual(moved)
   })
 
+  it('forgets a vault that left the vault list with its records, search, cursors and last sync', () => {
+    const store = openCache()
+    store.replaceVaults([
+      { id: 1, name: 'Chemistry' },
+      { id: 2, name: 'Biology' },
+    ])
+    store.applyPage('molecules', 1, moleculeRecords(2), { cursor: 'vault 1' })
+    store.applyPage('molecules', 2, moleculeRecords(3, 10), { cursor: 'vault 2' })
+    store.recordSync(1)
+    store.recordSync(2)
+
+    store.replaceVaults([{ id: 1, name: 'Chemistry' }])
+    expect(store.counts()[2]).toBeUndefined()
+    expect(store.counts()[1]).toEqual({ molecules: 2, batches: 2 + 3 })
+    expect(store.search('VD-0000010').hits).toEqual([])
+    expect(store.search('Biology').hits).toEqual([])
+    expect(store.cursor('molecules', 2)).toBeNull()
+    expect(store.cursor('molecules', 1)).toBe('vault 1')
+    expect(store.lastSyncs().map((sync) => sync.vaultId)).toEqual([1])
+  })
+
+  it('lets a record keep members its new listing lacks (a run keeps its plate statistics)', () => {
+    const store = openCache()
+    const statistics = [{ plate: 3, z_prime: 0.71 }]
+    store.applyPage('runs', 1, [{ id: 5, run_date: '2024-01-01', plate_statistics: statistics }])
+    store.applyPage('runs', 1, [{ id: 5, run_date: '2024-01-02' }], { keep: ['plate_statistics'] })
+    expect(store.get('runs', 1, 5)).toEqual({
+      id: 5,
+      run_date: '2024-01-02',
+      plate_statistics: statistics,
+    })
+    store.applyPage('runs', 1, [{ id: 5, run_date: '2024-01-03' }])
+    expect(store.get('runs', 1, 5)).toEqual({ id: 5, run_date: '2024-01-03' })
+  })
+
   it('records the last sync of each vault', () => {
     const store = openCache()
     store.recordSync(2, '2024-06-01T10:00:00.000Z')

@@ -72,7 +72,9 @@ describe('reference data and deletion checks on a slower cadence', () => {
     const runId = Number((row!.run as { id: number }).id)
     const definition = Object.keys(row!.readouts as object)[0]!
     sim.clock.advance(2000)
-    await client.readoutRows.update(main, row!.id, { readouts: { [definition]: { outlier: true } } })
+    await client.readoutRows.update(main, row!.id, {
+      readouts: { [definition]: { outlier: true } },
+    })
     sim.resetStats()
 
     await pull(client, cache, { vaultIds: [main] })

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3'
 
 /**
- * App-wide settings, kept as text in the app database's `settings` table: the sync interval, and
- * per connection where its token is kept and whether it is the demo vault.
+ * App-wide settings, kept as text under a key in the app database's `settings` table: the sync
+ * interval and reference refresh, and which connection is the demo vault.
  */
-export class AppSettings {
+export class SettingsRepository {
   readonly #read: Database.Statement<[string], string>
   readonly #write: Database.Statement<[string, string]>
   readonly #delete: Database.Statement<[string]>

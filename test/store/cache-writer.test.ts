@@ -1,0 +1,131 @@
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { VaultCache } from '../../src-main/store/vault-cache.ts'
+import { WriteBatch } from '../../src-main/store/write-batch.ts'
+import { moleculeRecords } from './fixtures/molecule-records.ts'
+import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
+
+describe('the cache writer: sync commits pages in a worker thread', () => {
+  const temporaryDirectory = useTemporaryDirectory()
+  let cache: VaultCache | undefined
+  afterEach(() => cache?.close())
+
+  function openCache(): VaultCache {
+    cache = VaultCache.open(path.join(temporaryDirectory(), 'cache.db')).cache
+    return cache
+  }
+
+  it('commits rows, search documents and cursor together; the main connection reads them', async () => {
+    const store = openCache()
+    const applied = await store.writer.applyPage('molecules', 1, moleculeRecords(3), {
+      cursor: { offset: 3 },
+    })
+    expect(applied).toEqual({ kind: 'molecules', vaultId: 1, stored: 3, rejected: [] })
+    expect(store.cursor('molecules', 1)).toEqual({ offset: 3 })
+    expect(store.get('molecules', 1, 2)).toEqual(moleculeRecords(1, 2)[0])
+    expect(store.counts()[1]).toEqual({ molecules: 3, batches: 2 + 3 + 1 })
+    expect(store.search('VD-0000003').hits.map((hit) => hit.id)).toEqual([3])
+    expect(store.list('molecules', 1, { projectId: 3 }).total).toBe(1)
+  })
+
+  it('answers each write of a batch in order, and commits none of them when one fails', async () => {
+    const store = openCache()
+    const results = await store.writer.commit(
+      new WriteBatch()
+        .applyPage('projects', 1, [{ id: 1, name: 'P' }, { id: 2 }])
+        .retainOnly('projects', 1, [2])
+        .saveCursor('projects', 1, { since: null })
+        .recordSync(1, '2024-06-01T00:00:00.000Z'),
+    )
+    expect(results).toEqual([
+      { kind: 'projects', vaultId: 1, stored: 2, rejected: [] },
+      1,
+      null,
+      null,
+    ])
+    expect(store.lastSyncs()).toEqual([{ vaultId: 1, lastSyncAt: '2024-06-01T00:00:00.000Z' }])
+
+    const failing = store.writer.commit(
+      new WriteBatch()
+        .applyPage('molecules', 1, moleculeRecords(2), { cursor: 'page 1' })
+        .retainOnly('molecules', 1, [1, 'two']),
+    )
+    await expect(failing).rejects.toMatchObject({
+      code: 'validation',
+      message: expect.stringMatching(/entry 1 of the id list/),
+    })
+    expect(store.counts()[1]?.molecules).toBeUndefined()
+    expect(store.cursor('molecules', 1)).toBeNull()
+  })
+
+  it('stores records as sent and names those it cannot read', async () => {
+    const store = openCache()
+    const [good] = moleculeRecords(1)
+    const withBigInt = { id: 9, size: 10n }
+    const applied = await store.writer.applyPage('molecules', 1, [good, 'junk', withBigInt])
+    expect(applied.stored).toBe(1)
+    expect(applied.rejected.map((rejected) => rejected.index)).toEqual([1, 2])
+    expect(store.get('molecules', 1, 1)).toEqual(good)
+  })
+
+  it('lets the main thread write single records while it commits pages', async () => {
+    const store = openCache()
+    await store.writer.applyPage('molecules', 1, moleculeRecords(10))
+    const pages = Array.from({ length: 5 }, (_, page) => moleculeRecords(200, 11 + page * 200))
+    let done = false
+    const committing = Promise.all(
+      pages.map((page) => store.writer.applyPage('molecules', 1, page)),
+    ).finally(() => (done = true))
+    let written = 0
+    while (!done) {
+      store.applyPage('projects', 1, [{ id: ++written, name: 'Written by the outbox' }])
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await committing
+    expect(store.counts()[1]).toMatchObject({ molecules: 1010, projects: written })
+    expect(written).toBeGreaterThan(1)
+  })
+
+  it('merges the search index into one segment once it is idle, and search still finds all', async () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    const store = (cache = VaultCache.open(file).cache)
+    for (let page = 0; page < 250; page++) {
+      await store.writer.applyPage('molecules', 1, moleculeRecords(2, 1 + page * 2))
+    }
+    const raw = new Database(file, { readonly: true })
+    // A segment per committed page, less what FTS5 merges level by level on its own.
+    const segments = () =>
+      raw.prepare('SELECT count(DISTINCT segid) FROM search_index_idx').pluck().get() as number
+    try {
+      await vi.waitFor(() => expect(segments()).toBe(1), { timeout: 20_000, interval: 100 })
+    } finally {
+      raw.close()
+    }
+    expect(store.search('VD-0000499').hits.map((hit) => hit.id)).toEqual([499])
+    expect(store.list('molecules', 1, { text: 'VD-00003' }).total).toBe(100)
+  })
+
+  it('stops its worker a while after it settled, and starts it again for the next batch', async () => {
+    const store = openCache()
+    await store.writer.applyPage('molecules', 1, moleculeRecords(2))
+    expect(store.writer.running).toBe(true)
+    await vi.waitFor(() => expect(store.writer.running).toBe(false), {
+      timeout: 25_000,
+      interval: 200,
+    })
+    await store.writer.applyPage('molecules', 1, moleculeRecords(2, 3))
+    expect(store.counts()[1]?.molecules).toBe(4)
+  }, 30_000)
+
+  it('fails what is waiting when the cache closes, and refuses writes after', async () => {
+    const store = openCache()
+    const waiting = store.writer.applyPage('molecules', 1, moleculeRecords(500))
+    store.close()
+    cache = undefined
+    await expect(waiting).rejects.toMatchObject({ code: 'cancelled' })
+    await expect(store.writer.applyPage('molecules', 1, [])).rejects.toMatchObject({
+      code: 'cancelled',
+    })
+  })
+})
