@@ -78,5 +78,5 @@ export type {
   RecordSearchResult,
 } from './records/contract.ts'
 export type { SyncSettings } from './sync/contract.ts'
-export type { OutboxItemView, PendingRecord } from './outbox/contract.ts'
+export type { OutboxItemView, PendingRecord, StagedFileView } from './outbox/contract.ts'
 export type { OutboxChange } from '../shared/events.ts'

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { AppError } from '../shared/app-error.ts'
 import type { EventBus } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { Redactor } from '../shared/redactor.ts'
@@ -30,6 +31,8 @@ export class ConnectionRuntimes {
   readonly #options: ConnectionRuntimesOptions
   readonly #open = new Map<string, ConnectionRuntime>()
   readonly #verified = new Set<string>()
+  /** Connections being removed: nothing may open them again meanwhile. */
+  readonly #removing = new Set<string>()
 
   constructor(options: ConnectionRuntimesOptions) {
     this.#options = options
@@ -38,6 +41,9 @@ export class ConnectionRuntimes {
   get(connectionId: string): ConnectionRuntime {
     const opened = this.#open.get(connectionId)
     if (opened) return opened
+    if (this.#removing.has(connectionId)) {
+      throw new AppError('not_found', `The connection ${connectionId} is being removed.`)
+    }
     const { registry } = this.#options
     const record = registry.get(connectionId)
     const runtime = this.#create(record.id, record.name, record.baseUrl, () =>
@@ -77,15 +83,27 @@ export class ConnectionRuntimes {
   }
 
   /** Stops a connection's runtime and closes its cache; both reopen on next use. */
-  close(connectionId: string): void {
+  async close(connectionId: string): Promise<void> {
     this.#open.get(connectionId)?.stop()
     this.#open.delete(connectionId)
-    this.#options.caches.close(connectionId)
+    await this.#options.caches.close(connectionId)
   }
 
-  closeAll(): void {
-    for (const connectionId of [...this.#open.keys()]) this.close(connectionId)
-    this.#options.caches.closeAll()
+  /** Closes a connection's runtime and runs its removal, refusing to open it again meanwhile. */
+  async removing<T>(connectionId: string, removal: () => Promise<T>): Promise<T> {
+    this.#removing.add(connectionId)
+    try {
+      await this.close(connectionId)
+      return await removal()
+    } finally {
+      this.#removing.delete(connectionId)
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    for (const runtime of this.#open.values()) runtime.stop()
+    this.#open.clear()
+    await this.#options.caches.closeAll()
   }
 
   #create(

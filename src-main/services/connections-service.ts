@@ -6,7 +6,7 @@ import type { ConnectionStatus, TokenPlace } from '../shared/connection-status.t
 import type { EventBus } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { Redactor } from '../shared/redactor.ts'
-import type { AppSettings } from './app-settings.ts'
+import type { SettingsRepository } from '../store/settings-repository.ts'
 import type { ClientTuning } from './connection-runtime.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 import type { SyncService } from './sync-service.ts'
@@ -30,7 +30,7 @@ export interface ConnectionsServiceOptions {
   /** Base URLs to offer first (the organisation's hosts, from the config). */
   usualBaseUrls: readonly string[]
   registry: ConnectionRegistry
-  settings: AppSettings
+  settings: SettingsRepository
   runtimes: ConnectionRuntimes
   sync: SyncService
   events: EventBus
@@ -162,8 +162,9 @@ export class ConnectionsService {
     const { registry, runtimes, events, log, sync, settings } = this.#options
     registry.get(connectionId)
     await sync.untrack(connectionId)
-    runtimes.close(connectionId)
-    const { deletedFiles } = await registry.remove(connectionId, options)
+    const { deletedFiles } = await runtimes.removing(connectionId, () =>
+      registry.remove(connectionId, options),
+    )
     if (this.isDemo(connectionId)) settings.delete(demoKey)
     log.info('connection removed', { connectionId, deletedFiles: deletedFiles.length })
     events.emit('connections.changed', { connectionIds: [connectionId] })
@@ -189,7 +190,7 @@ export class ConnectionsService {
     }
     const vaults = await checkToken(baseUrl, token, this.#options)
     await sync.untrack(existing)
-    runtimes.close(existing)
+    await runtimes.close(existing)
     this.#options.moveConnection(existing, baseUrl)
     await registry.setToken(existing, token, 'session')
     events.emit('connections.changed', { connectionIds: [existing] })

@@ -17,8 +17,9 @@ import { openAppDatabase } from '../store/app-database.ts'
 import { ConnectionCaches } from '../store/connection-caches.ts'
 import { ConnectionRegistry } from '../store/connection-registry.ts'
 import { ConnectionsRepository } from '../store/connections-repository.ts'
-import { AppSettings } from './app-settings.ts'
+import { SettingsRepository } from '../store/settings-repository.ts'
 import { BrowseService } from './browse-service.ts'
+import { OutboxDesk } from './outbox-desk.ts'
 import { resolveConfig, type Config, type ConfigSources } from './config.ts'
 import type { ClientTuning } from './connection-runtime.ts'
 import { ConnectionRuntimes } from './connection-runtimes.ts'
@@ -47,6 +48,8 @@ export interface Services {
   readonly demo: DemoVault
   /** What the person did that the server does not have yet; sent in the background. */
   readonly outbox: Outbox
+  /** Files handed over as bytes by a window, and the outbox's history (the Outbox view). */
+  readonly outboxDesk: OutboxDesk
   info(): AppInfo
   close(): Promise<void>
 }
@@ -91,13 +94,14 @@ export function createServices(options: ServiceOptions): Services {
   log.info('services started', { version: config.appVersion, dataDir: config.dataDir })
 
   const status = new StatusService(events)
-  const settings = new AppSettings(db)
+  const settings = new SettingsRepository(db)
   const tokens = new ConnectionTokens(
     new KeychainTokenStore(redactor),
     new SessionTokenStore(redactor),
   )
   const caches = new ConnectionCaches(config.dataDir)
-  const registry = new ConnectionRegistry(new ConnectionsRepository(db), tokens, caches)
+  const connectionsRepository = new ConnectionsRepository(db)
+  const registry = new ConnectionRegistry(connectionsRepository, tokens, caches)
   const tuning = options.client ?? {}
   const runtimes: ConnectionRuntimes = new ConnectionRuntimes({
     registry,
@@ -151,14 +155,19 @@ export function createServices(options: ServiceOptions): Services {
     log: log.child({ component: 'connections' }),
     redactor,
     tuning,
-    // Until the store's repository can: the demo vault's address changes at every start.
+    // The demo vault's address changes at every start.
     moveConnection: (connectionId, baseUrl) =>
-      db.prepare('UPDATE connections SET base_url = ? WHERE id = ?').run(baseUrl, connectionId),
+      connectionsRepository.setBaseUrl(connectionId, baseUrl),
   })
   const demo = new DemoVault({ dataDir: config.dataDir, connections, log })
   events.on('connectivity.changed', () =>
     status.update({ online: runtimes.opened().some((runtime) => runtime.monitor.state.online) }),
   )
+  const outboxDesk = new OutboxDesk({
+    dataDir: config.dataDir,
+    outbox,
+    log: log.child({ component: 'outbox-desk' }),
+  })
   let closing: Promise<void> | undefined
   if (options.background ?? config.host !== 'cli') {
     sync.startScheduling()
@@ -174,9 +183,14 @@ export function createServices(options: ServiceOptions): Services {
     connections,
     runtimes,
     sync,
-    browse: new BrowseService(runtimes),
+    browse: new BrowseService(runtimes, {
+      outbox,
+      events,
+      log: log.child({ component: 'browse' }),
+    }),
     demo,
     outbox,
+    outboxDesk,
     info: () => ({
       name: config.appName,
       version: config.appVersion,
@@ -191,7 +205,8 @@ export function createServices(options: ServiceOptions): Services {
         await sync.close()
         await demo.close()
         await outbox.close()
-        runtimes.closeAll()
+        outboxDesk.close()
+        await runtimes.closeAll()
         db.close()
         log.info('services stopped')
       })()

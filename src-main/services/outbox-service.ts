@@ -57,6 +57,13 @@ export function createOutbox(options: OutboxServiceOptions): Outbox {
           redactor: options.redactor,
         })
         client.onCall((call) => runtime.monitor.observe(call))
+        // The connection's status (and so the window's "enter a new token" banner) follows the
+        // runtime's own client: let it see the refusal too, with one look at the vaults.
+        client.onNeedsNewToken(() => {
+          if (!runtime.client.needsNewToken) {
+            runtime.client.vaults.list({ priority: 'background' }).catch(() => {})
+          }
+        })
         connection = {
           client,
           get cache() {

@@ -6,7 +6,7 @@ import type { ConnectionSyncState, SyncOutcome } from '../shared/sync-status.ts'
 import { pullConnection, type ConnectionPullResult } from '../sync/connection-pull.ts'
 import { SyncScheduler, type SyncReason } from '../sync/sync-scheduler.ts'
 import type { ConnectionRegistry } from '../store/connection-registry.ts'
-import type { AppSettings } from './app-settings.ts'
+import type { SettingsRepository } from '../store/settings-repository.ts'
 import type { ConnectionRuntime } from './connection-runtime.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 import type { StatusService } from './status-service.ts'
@@ -41,7 +41,7 @@ export interface PullTuning {
 export interface SyncServiceOptions {
   runtimes: ConnectionRuntimes
   registry: ConnectionRegistry
-  settings: AppSettings
+  settings: SettingsRepository
   events: EventBus
   status: StatusService
   log: Logger

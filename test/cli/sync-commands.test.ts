@@ -67,7 +67,15 @@ describe('vault-desk sync, status and find, headless (nothing saved)', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(run.stderr).toMatch(/molecules: \d+/)
     const summary = JSON.parse(run.stdout)
-    expect(Object.keys(summary).sort()).toEqual(['durationMs', 'requests', 'vaults'])
+    expect(Object.keys(summary).sort()).toEqual(['durationMs', 'outbox', 'requests', 'vaults'])
+    expect(summary.outbox).toEqual({
+      sent: 0,
+      queued: 0,
+      needsAttention: 0,
+      conflict: 0,
+      uncertain: 0,
+      sentHere: true,
+    })
     expect(summary.requests).toBeGreaterThan(20)
     const demo = summary.vaults.find((vault: { id: number }) => vault.id === main)
     expect(demo).toMatchObject({
@@ -150,6 +158,72 @@ describe('vault-desk sync, status and find, headless (nothing saved)', () => {
       withToken(),
     )
     expect(unreachable.code).toBe(3)
+  })
+
+  it('sends what the outbox holds after the pull, and says what waits for the person', async () => {
+    const moleculeId = (
+      sim.core.db.prepare('SELECT MIN(id) AS id FROM molecules WHERE vault_id = ?').get(main) as {
+        id: number
+      }
+    ).id
+    const spectrum = path.join(dataDir, 'sync-spectrum.csv')
+    fs.writeFileSync(spectrum, 'ppm,intensity\n7.26,100\n')
+    const orphan = path.join(dataDir, 'sync-orphan.txt')
+    fs.writeFileSync(orphan, 'no such molecule')
+    const upload = (file: string, target: string) =>
+      vaultDesk(
+        ['upload', ...headless(), '--vault', String(main), '--to', target, file, '--json'],
+        withToken(),
+      )
+    // A refused upload waits for the person; sending what is queued never resends it.
+    const refused = await upload(orphan, 'molecule:999999')
+    expect(refused.code).toBe(1)
+    // The server fails uploads for a while: the item stays queued, for the next sync.
+    sim.faults.set({ serverErrorRate: 1, match: /^POST .*\/files/ })
+    let queued: Run
+    try {
+      queued = await upload(spectrum, `molecule:${moleculeId}`)
+    } finally {
+      sim.faults.clear()
+    }
+    expect(queued.code, queued.stderr).toBe(0)
+    expect(JSON.parse(queued.stdout).items).toEqual([
+      expect.objectContaining({
+        state: 'queued',
+        lastError: 'Injected server error',
+      }),
+    ])
+    const filesNamed = (name: string) =>
+      sim.core.db
+        .prepare('SELECT resource_class, resource_id FROM uploaded_files WHERE name = ?')
+        .all(name)
+    expect(filesNamed('sync-spectrum.csv')).toEqual([])
+
+    const sync = await vaultDesk(
+      ['sync', ...headless(), '--vault', String(main), '--json'],
+      withToken(),
+    )
+    expect(sync.code, sync.stderr).toBe(0)
+    expect(JSON.parse(sync.stdout).outbox).toEqual({
+      sent: 1,
+      queued: 0,
+      needsAttention: 1,
+      conflict: 0,
+      uncertain: 0,
+      sentHere: true,
+    })
+    expect(sync.stderr).toContain("1 outbox item waits for you: see 'vault-desk outbox list'.")
+    expect(filesNamed('sync-spectrum.csv')).toEqual([
+      { resource_class: 'molecule', resource_id: moleculeId },
+    ])
+
+    // Nothing is sent twice; the human summary says what the outbox did.
+    const again = await vaultDesk(['sync', ...headless(), '--vault', String(main)], withToken())
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout).toContain(
+      'Outbox: 0 sent; 0 still queued, 1 need attention, 0 in conflict, 0 uncertain.',
+    )
+    expect(filesNamed('sync-spectrum.csv')).toHaveLength(1)
   })
 
   it('answers a refused token with exit code 4 and usage mistakes with exit code 2', async () => {

@@ -9,5 +9,10 @@ export const outboxChannels = [
   'outbox.resolveUncertain',
   'outbox.pending',
   'outbox.pendingList',
+  'outbox.history',
+  'outbox.stageFile',
+  'outbox.stageChunk',
+  'outbox.unstageFile',
+  'outbox.queueStaged',
 ] as const
 export type OutboxChannel = (typeof outboxChannels)[number]

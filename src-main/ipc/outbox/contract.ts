@@ -6,12 +6,14 @@ import { recordRef } from '../../sync/outbox/payloads/common.ts'
 import type { PendingRecord } from '../../sync/outbox/pending-records.ts'
 import { queueRequest } from '../../sync/outbox/queue-request.ts'
 import type { OutboxChannel } from './channels.ts'
+import { maxChunkBytes, maxStagedBytes, type StagedFileView } from '../../services/outbox-desk.ts'
 
 const itemId = z.int().positive()
 const connectionId = z.string().min(1)
 const vaultId = z.int().positive()
 /** A cached record kind, such as readout_rows or eln_entries. */
 const kind = z.string().min(1).max(60)
+const stagedId = z.uuid()
 
 export const outboxSchemas = {
   /** Items, oldest first; by default those not yet sent nor discarded. */
@@ -44,6 +46,33 @@ export const outboxSchemas = {
   'outbox.pending': z.object({ connectionId, vaultId, kind, ref: recordRef }).strict(),
   /** Every record of a kind with pending changes (those created offline included). */
   'outbox.pendingList': z.object({ connectionId, vaultId, kind }).strict(),
+  /** Sent and discarded items, newest first (the Outbox view's "recently sent"). */
+  'outbox.history': z
+    .object({ connectionId: connectionId.optional(), limit: z.int().min(1).max(500).optional() })
+    .strict(),
+  /**
+   * Where the host gives no local path for a file (`pathForFile` is null: the browser harness, a
+   * file pasted in Electron), the window hands the file over as bytes: `stageFile` announces it,
+   * `stageChunk` sends it in order (base64, at most 1 MiB a chunk), and `queueStaged` queues a
+   * request naming each file as `staged:<stagedId>`.
+   */
+  'outbox.stageFile': z
+    .object({
+      name: z.string().min(1).max(255),
+      size: z.int().min(0).max(maxStagedBytes),
+    })
+    .strict(),
+  'outbox.stageChunk': z
+    .object({
+      stagedId,
+      offset: z.int().min(0),
+      data: z.string().max(Math.ceil(maxChunkBytes / 3) * 4),
+    })
+    .strict(),
+  /** Drops a staged file that will not be queued. */
+  'outbox.unstageFile': z.object({ stagedId }).strict(),
+  /** `outbox.queue` with staged files (`staged:<stagedId>`) in place of local paths. */
+  'outbox.queueStaged': z.object({ request: queueRequest }).strict(),
 } satisfies Record<OutboxChannel, z.ZodType>
 
 export interface OutboxResults {
@@ -57,6 +86,11 @@ export interface OutboxResults {
   'outbox.resolveUncertain': OutboxItemView
   'outbox.pending': PendingRecord | null
   'outbox.pendingList': PendingRecord[]
+  'outbox.history': OutboxItemView[]
+  'outbox.stageFile': StagedFileView
+  'outbox.stageChunk': StagedFileView
+  'outbox.unstageFile': { discarded: boolean }
+  'outbox.queueStaged': OutboxItemView[]
 }
 
-export type { OutboxItemView, PendingRecord }
+export type { OutboxItemView, PendingRecord, StagedFileView }

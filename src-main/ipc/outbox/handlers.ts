@@ -18,5 +18,11 @@ export function outboxHandlers(services: Services): DomainHandlers<OutboxChannel
       outbox.pendingFor(connectionId, vaultId, kind, ref),
     'outbox.pendingList': ({ connectionId, vaultId, kind }) =>
       outbox.pendingList(connectionId, vaultId, kind),
+    'outbox.history': (filter) => services.outboxDesk.history(filter),
+    'outbox.stageFile': ({ name, size }) => services.outboxDesk.stage(name, size),
+    'outbox.stageChunk': ({ stagedId, offset, data }) =>
+      services.outboxDesk.chunk(stagedId, offset, data),
+    'outbox.unstageFile': ({ stagedId }) => services.outboxDesk.unstage(stagedId),
+    'outbox.queueStaged': ({ request }) => services.outboxDesk.queueStaged(request),
   }
 }

@@ -85,6 +85,13 @@ export const icons = {
   ],
   note: ['M5 4.5h14v10l-5 5H5z', 'M14 19.5v-5h5'],
   flag: ['M5.5 20.5V4', 'M5.5 4.5h11l-2.5 4 2.5 4h-11'],
+  pencil: ['M4.5 19.5l1-4.5L15.5 5a2.1 2.1 0 0 1 3 3l-10 10z', 'M13.5 7l3 3'],
+  link: [
+    'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1',
+    'M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
+  ],
+  upload: ['M12 15.5V4', 'M7.5 8.5L12 4l4.5 4.5', 'M4.5 15v3a2 2 0 0 0 2 2h11a2 2 0 0 0 2-2v-3'],
+  clock: [circle(12, 12, 8.5), 'M12 7.5V12l3 2'],
 } satisfies Record<string, string[]>
 
 export type IconName = keyof typeof icons

@@ -12,6 +12,7 @@ import {
   textOf,
   type RecordJson,
 } from '../records/record-values.ts'
+import { pendingOf, type PendingMark } from '../outbox/pending.ts'
 import { readCell, type ReadoutCell } from './readout-cell.ts'
 
 export interface ReadoutDefinition {
@@ -39,6 +40,10 @@ export interface ReadoutRow {
   well: string | null
   control: ControlState | null
   cells: ReadonlyMap<number, ReadoutCell>
+  /** Changes of the row waiting in the outbox (shown applied), or null. */
+  pending: PendingMark | null
+  /** The row's modified_at as cached: a correction is based on it (conflicts). */
+  modifiedAt: string | null
 }
 
 export interface ReadoutGroup {
@@ -95,6 +100,8 @@ export function readReadoutRow(raw: RecordJson): ReadoutRow | null {
     well,
     control: controlStateOf(raw.control_state),
     cells,
+    pending: pendingOf(raw),
+    modifiedAt: textOf(raw.modified_at),
   }
 }
 

@@ -8,6 +8,8 @@ export interface RecordAddress {
   vaultId: number
   kind: RecordKindName
   id: number
+  /** For a record created offline (id 0): the outbox item creating it. */
+  item?: number
 }
 
 export type RecordViewState =
@@ -15,6 +17,10 @@ export type RecordViewState =
   | { status: 'found'; linked: LinkedCachedRecord }
   | { status: 'missing' }
   | { status: 'failed'; message: string }
+  /** A record created offline has reached the vault: it lives at its server id now. */
+  | { status: 'moved'; id: number }
+  /** A record created offline was discarded before it was sent. */
+  | { status: 'discarded' }
 
 /**
  * One record with the records its page links to, read from the cache, and read again when sync
@@ -45,10 +51,49 @@ export class RecordView {
   }
 
   async #read(): Promise<void> {
-    const result = await this.#bridge.invoke('records.get', this.address)
+    if (this.address.item !== undefined) return this.#readOffline(this.address.item)
+    const { connectionId, vaultId, kind, id } = this.address
+    const result = await this.#bridge.invoke('records.get', { connectionId, vaultId, kind, id })
     if (!result.ok) this.state = { status: 'failed', message: result.error.message }
     else if (result.value === null) this.state = { status: 'missing' }
     else this.state = { status: 'found', linked: await this.#withMolecule(result.value) }
+  }
+
+  /** A record created offline: the outbox's copy, or where it went once sent. */
+  async #readOffline(item: number): Promise<void> {
+    const { connectionId, vaultId, kind } = this.address
+    const result = await this.#bridge.invoke('outbox.pending', {
+      connectionId,
+      vaultId,
+      kind,
+      ref: { item },
+    })
+    if (!result.ok) {
+      this.state = { status: 'failed', message: result.error.message }
+      return
+    }
+    if (result.value?.id) {
+      this.state = { status: 'moved', id: result.value.id }
+      return
+    }
+    if (result.value) {
+      const { record, state, itemIds, createdBy } = result.value
+      this.state = {
+        status: 'found',
+        linked: {
+          kind,
+          record: { ...record, id: null, _pending: { state, itemIds, createdBy } },
+          links: {},
+        },
+      }
+      return
+    }
+    const history = await this.#bridge.invoke('outbox.history', { connectionId, limit: 500 })
+    const creator = history.ok ? history.value.find((candidate) => candidate.id === item) : null
+    if (creator?.state === 'sent' && creator.serverId !== null) {
+      this.state = { status: 'moved', id: creator.serverId }
+    } else if (creator?.state === 'cancelled') this.state = { status: 'discarded' }
+    else this.state = { status: 'missing' }
   }
 
   /**

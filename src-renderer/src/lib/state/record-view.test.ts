@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LinkedCachedRecord } from '../bridge.ts'
 import { settle } from '../testing/bridge-double.ts'
+import { itemView } from '../testing/outbox-items.ts'
 import { quietBridge } from '../testing/quiet-bridge.ts'
 import { RecordView } from './record-view.svelte.ts'
 
@@ -64,5 +65,61 @@ describe('RecordView', () => {
     await settle()
     expect(view.state.status === 'found' && view.state.linked.links.molecules).toEqual([molecule])
     expect(bridge.calls.at(-1)?.args).toMatchObject({ kind: 'molecules', text: 'VD-000004-002' })
+  })
+
+  it('reads an entry written offline from the outbox, and follows it to its server id', async () => {
+    type Pending = {
+      kind: string
+      id: number | null
+      createdBy: number
+      state: 'queued'
+      itemIds: number[]
+      record: Record<string, unknown>
+    }
+    let pending: Pending | null = {
+      kind: 'eln_entries',
+      id: null,
+      createdBy: 7,
+      state: 'queued',
+      itemIds: [7, 8],
+      record: { name: 'Offline notes', status: 'open' },
+    }
+    let history = [itemView({ id: 7, state: 'sent', serverId: 31 })]
+    const bridge = quietBridge()
+      .answer('outbox.pending', async () => ({ ok: true, value: pending }))
+      .answer('outbox.history', async () => ({ ok: true, value: history }))
+    const draft = { ...address, kind: 'eln_entries' as const, id: 0, item: 7 }
+    const view = new RecordView(bridge, draft)
+    view.start()
+    await settle()
+    expect(view.state).toEqual({
+      status: 'found',
+      linked: {
+        kind: 'eln_entries',
+        record: {
+          name: 'Offline notes',
+          status: 'open',
+          id: null,
+          _pending: { state: 'queued', itemIds: [7, 8], createdBy: 7 },
+        },
+        links: {},
+      },
+    })
+    expect(bridge.calls.at(-1)?.args).toEqual({
+      connectionId: 'c1',
+      vaultId: 1,
+      kind: 'eln_entries',
+      ref: { item: 7 },
+    })
+
+    pending = null
+    bridge.emit('records.changed', { connectionId: 'c1', vaultId: 1, kinds: ['eln_entries'] })
+    await settle()
+    expect(view.state).toEqual({ status: 'moved', id: 31 })
+
+    history = [itemView({ id: 7, state: 'cancelled' })]
+    bridge.emit('records.changed', { connectionId: 'c1', vaultId: 1, kinds: ['eln_entries'] })
+    await settle()
+    expect(view.state).toEqual({ status: 'discarded' })
   })
 })

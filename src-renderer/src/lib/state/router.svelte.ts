@@ -12,6 +12,8 @@ export type Route =
   /** A section, showing one of its lists (none for the outbox). */
   | { kind: 'section'; section: SectionId; list: ListKind | null }
   | { kind: 'record'; record: BrowseKind; id: number }
+  /** A notebook entry written offline, named by the outbox item creating it. */
+  | { kind: 'draft'; item: number }
   | { kind: 'gallery' }
   | { kind: 'unknown'; hash: string }
 
@@ -30,6 +32,8 @@ export function parseRoute(hash: string): Route {
   if (path === '') return sectionRoute(defaultSection)
   if (path === 'gallery') return { kind: 'gallery' }
   if (isSectionId(path)) return sectionRoute(path)
+  const draft = /^entries\/new\/(\d{1,15})$/.exec(path)
+  if (draft) return { kind: 'draft', item: Number(draft[1]) }
   const [slug = '', id, ...rest] = path.split('/')
   const kind = browseKindOfSlug(slug)
   if (kind && id === undefined) {
@@ -57,6 +61,7 @@ export function sectionListHref(section: SectionId, kind: BrowseKind): string {
 export function sectionOf(route: Route): SectionId | null {
   if (route.kind === 'section') return route.section
   if (route.kind === 'record') return browseKind(route.record).section
+  if (route.kind === 'draft') return 'notebook'
   return null
 }
 

@@ -24,6 +24,13 @@ describe('parseRoute', () => {
     expect(parseRoute('#/gallery')).toEqual({ kind: 'gallery' })
   })
 
+  it('reads the address of a notebook entry written offline, by the item creating it', () => {
+    expect(parseRoute('#/entries/new/12')).toEqual({ kind: 'draft', item: 12 })
+    expect(sectionOf(parseRoute('#/entries/new/12'))).toBe('notebook')
+    expect(parseRoute('#/entries/new/')).toEqual({ kind: 'unknown', hash: '#/entries/new/' })
+    expect(parseRoute('#/entries/new/x')).toEqual({ kind: 'unknown', hash: '#/entries/new/x' })
+  })
+
   it('reads the other lists of a section by their kind', () => {
     expect(parseRoute('#/runs')).toEqual({ kind: 'section', section: 'assays', list: 'runs' })
     expect(parseRoute('#/entries')).toEqual({

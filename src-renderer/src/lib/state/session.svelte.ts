@@ -5,6 +5,8 @@ import { ConnectionsState } from './connections.svelte.ts'
 import { RecordKinds } from './record-kinds.svelte.ts'
 import { RecordLists } from './record-lists.svelte.ts'
 import { Router } from './router.svelte.ts'
+import { DropDesk } from './drops.svelte.ts'
+import { OutboxActivity } from './outbox.svelte.ts'
 import { BrowseScope, type ScopeMemory } from './scope.svelte.ts'
 import { SyncActivity } from './sync.svelte.ts'
 import { Toasts } from './toasts.svelte.ts'
@@ -23,6 +25,9 @@ export class Session {
   readonly sync: SyncActivity
   readonly kinds: RecordKinds
   readonly lists: RecordLists
+  readonly outbox: OutboxActivity
+  /** Files dropped anywhere in the window, waiting for the person to say where they go. */
+  readonly drops = new DropDesk()
   /** Null until main has said which version and host this is. */
   appInfo = $state<AppInfo | null>(null)
 
@@ -35,6 +40,7 @@ export class Session {
     this.sync = new SyncActivity(bridge, reportError)
     this.kinds = new RecordKinds(bridge, reportError)
     this.lists = new RecordLists(bridge, reportError)
+    this.outbox = new OutboxActivity(bridge, reportError)
   }
 
   start(target: Window): () => void {
@@ -47,6 +53,7 @@ export class Session {
       ),
       this.sync.start(),
       this.lists.start(),
+      this.outbox.start(),
       this.router.start(target),
       this.bridge.on('storage.failed', ({ message, details }) =>
         this.toasts.error(message, details),

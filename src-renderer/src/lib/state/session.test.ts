@@ -30,6 +30,7 @@ describe('Session', () => {
       'records.changed',
       'connections.needsToken',
       'cache.rebuilt',
+      'outbox.changed',
     ] as const) {
       expect(bridge.listenerCount(event)).toBe(0)
     }

@@ -48,4 +48,10 @@ export function quietBridge(): BridgeDouble {
     }))
     .answer('sync.state', async () => ({ ok: true, value: [] }))
     .answer('sync.settings', async () => ({ ok: true, value: { intervalMinutes: 15 } }))
+    .answer('outbox.list', async () => ({ ok: true, value: [] }))
+    .answer('outbox.history', async () => ({ ok: true, value: [] }))
+    .answer('outbox.counts', async () => ({
+      ok: true,
+      value: { queued: 0, sending: 0, needsAttention: 0, conflict: 0, uncertain: 0, pending: 0 },
+    }))
 }
