@@ -181,9 +181,15 @@ async function compare(
   const bareRuns: Measured[] = []
   const clientRuns: Measured[] = []
   for (let round = 0; round < rounds; round++) {
-    // Alternating keeps a slow spell on this shared machine from landing on one side only.
-    bareRuns.push(await timed(bare))
-    clientRuns.push(await timed(client))
+    // Taking turns at going first keeps a slow spell on this shared machine from landing on one
+    // side only.
+    if (round % 2 === 0) {
+      bareRuns.push(await timed(bare))
+      clientRuns.push(await timed(client))
+    } else {
+      clientRuns.push(await timed(client))
+      bareRuns.push(await timed(bare))
+    }
     progress(
       `${name} round ${round + 1}: bare ${bareRuns.at(-1)!.seconds.toFixed(2)} s, client ${clientRuns.at(-1)!.seconds.toFixed(2)} s`,
     )
