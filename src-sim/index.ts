@@ -27,6 +27,7 @@ import { simModules } from './modules.ts'
 import type { IndexingSettings } from './resources/molecule-query/search-index.ts'
 
 export type { FaultSettings } from './core/faults.ts'
+export { IncompatibleDatabaseError } from './core/database.ts'
 export type { SimStats } from './core/stats.ts'
 export type { SeedCast } from './core/seed-cast.ts'
 
@@ -35,7 +36,10 @@ export interface VaultSimOptions {
   port?: number
   /** Port of the download origin; 0 picks a free one. */
   downloadPort?: number
-  /** SQLite file; in memory when absent. A file seeded before keeps its data. */
+  /**
+   * SQLite file; in memory when absent. A file seeded before keeps its data; the contents of
+   * attached files are kept beside it in `<db>-files/`.
+   */
   db?: string
   /** `empty` (the cast only), `demo` (a realistic vault) or a number of molecules. */
   seed?: SeedOption
@@ -84,7 +88,8 @@ const defaultIndexing: IndexingSettings = { minimumMolecules: 10_000, idleMs: 10
 const defaultLimits: SimLimits = {
   inFlightPerUser: 3,
   maxJsonBodyBytes: 32 * 1024 * 1024,
-  maxUploadBytes: 512 * 1024 * 1024,
+  // Uploads stream to disk and attached files stay there: no reason to hold them to less.
+  maxUploadBytes: 2 * 1024 * 1024 * 1024,
 }
 
 export async function startVaultSim(options: VaultSimOptions = {}): Promise<VaultSim> {
@@ -112,6 +117,11 @@ async function startOn(
   const faults = new Faults(options.faults)
   const limits = { ...defaultLimits, ...options.limits }
   const log = options.log ?? (() => {})
+  const filesDirectory =
+    options.db && options.db !== ':memory:'
+      ? `${options.db}-files`
+      : path.join(dataDirectory, 'files')
+  fs.mkdirSync(filesDirectory, { recursive: true })
   let downloadBaseUrl = ''
   const exportEngine = new ExportEngine({
     db,
@@ -132,6 +142,7 @@ async function startOn(
     limits,
     indexing: { ...defaultIndexing, ...options.indexing },
     dataDirectory,
+    filesDirectory,
     log,
     exports: exportEngine,
     dataVersion: 0,
@@ -151,7 +162,14 @@ async function startOn(
     module.routes?.(router)
     for (const exportable of module.exportables ?? []) sim.exports.register(exportable)
   }
-  const cast = await seedDatabase(db, simModules, options.seed ?? 'empty', chem, clock.nowSeconds())
+  const cast = await seedDatabase(
+    db,
+    simModules,
+    options.seed ?? 'empty',
+    chem,
+    clock.nowSeconds(),
+    filesDirectory,
+  )
   for (const module of simModules) module.start?.(sim)
 
   const apiServer = http.createServer(

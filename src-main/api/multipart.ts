@@ -78,54 +78,81 @@ export async function multipartBody(
   )
 
   let index = 0
+  /** Bytes of the current segment already given out. */
+  let offset = 0
   let handle: fs.FileHandle | undefined
-  let readFromFile = 0
   let sentBytes = 0
   const closeFile = async () => {
     const open = handle
     handle = undefined
     await open?.close()
   }
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
+
+  /** Fills the start of `target` from the segments; answers how much (0 at the end). */
+  async function fill(target: Uint8Array): Promise<number> {
+    let filled = 0
+    while (filled < target.length) {
       const segment = segments[index]
-      if (!segment) {
-        controller.close()
-        return
-      }
-      let chunk: Uint8Array
+      if (!segment) break
       if ('bytes' in segment) {
-        chunk = segment.bytes
-        index++
+        const piece = segment.bytes.subarray(offset, offset + target.length - filled)
+        target.set(piece, filled)
+        filled += piece.length
+        offset += piece.length
       } else {
         handle ??= await fs.open(segment.file, 'r')
-        chunk = new Uint8Array(0)
-        if (readFromFile < segment.size) {
-          const buffer = new Uint8Array(Math.min(chunkBytes, segment.size - readFromFile))
-          const { bytesRead } = await handle.read(buffer, 0, buffer.length, readFromFile)
+        const wanted = Math.min(target.length - filled, segment.size - offset)
+        if (wanted > 0) {
+          const { bytesRead } = await handle.read(target, filled, wanted, offset)
           if (bytesRead === 0) {
             await closeFile()
             throw new Error(`${segment.file} shrank while it was being uploaded.`)
           }
-          chunk = buffer.subarray(0, bytesRead)
-          readFromFile += bytesRead
+          filled += bytesRead
+          offset += bytesRead
         }
-        if (readFromFile === segment.size) {
-          const { bytesRead: extra } = await handle.read(new Uint8Array(1), 0, 1, readFromFile)
+        if (offset === segment.size) {
+          const { bytesRead: extra } = await handle.read(new Uint8Array(1), 0, 1, offset)
           await closeFile()
           if (extra > 0) throw new Error(`${segment.file} grew while it was being uploaded.`)
-          readFromFile = 0
-          index++
+        } else {
+          break // one read of the disk per chunk
         }
-        if (chunk.length === 0) return
       }
-      sentBytes += chunk.length
-      controller.enqueue(chunk)
+      const size = 'bytes' in segment ? segment.bytes.length : segment.size
+      if (offset === size) {
+        index++
+        offset = 0
+      }
+    }
+    return filled
+  }
+
+  // A byte stream: a reader that brings its own buffers (`getReader({mode: 'byob'})`) has the
+  // file read straight into them, so a sender can reuse a few buffers for a file of any size.
+  const stream = new ReadableStream({
+    type: 'bytes',
+    autoAllocateChunkSize: chunkBytes,
+    async pull(controller) {
+      const request = controller.byobRequest
+      const view = request?.view
+      const target = view
+        ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength)
+        : new Uint8Array(chunkBytes)
+      const filled = await fill(target)
+      if (filled === 0) {
+        controller.close()
+        request?.respond(0)
+        return
+      }
+      sentBytes += filled
+      if (view) request!.respond(filled)
+      else controller.enqueue(target.subarray(0, filled))
       onProgress?.({ sentBytes, totalBytes })
     },
     async cancel() {
       await closeFile()
     },
-  })
+  }) as ReadableStream<Uint8Array>
   return { contentType: `multipart/form-data; boundary=${boundary}`, length: totalBytes, stream }
 }

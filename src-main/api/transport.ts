@@ -8,6 +8,7 @@ import type { ConnectionLimits, LimiterRegistry } from './limiter-registry.ts'
 import type { Priority } from './limiter.ts'
 import { appendQuery, jsonBody, type QueryParams } from './params.ts'
 import { requireSecureUrl } from './secure-url.ts'
+import { sendStreamed } from './streamed-request.ts'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -23,7 +24,10 @@ export type RetryMode = 'idempotent' | 'rejected-only' | 'never'
 export interface CallOptions {
   signal?: AbortSignal
   priority?: Priority
-  /** Per attempt; for streamed bodies the longest silence allowed between two chunks. */
+  /**
+   * Per attempt, the longest silence allowed: before the answer for ordinary requests; between
+   * two chunks of a streamed body (an upload or a download) and then before the answer.
+   */
   timeoutMs?: number
 }
 
@@ -254,14 +258,17 @@ export class Transport {
         headers['Content-Type'] = spec.streamed.contentType
         headers['Content-Length'] = String(spec.streamed.length)
       }
-      const response = await fetch(target, {
-        method,
-        headers,
-        body: requestBody ?? null,
-        redirect: 'manual',
-        signal: attempt.signal,
-        ...(requestBody instanceof ReadableStream ? { duplex: 'half' } : {}),
-      })
+      // Uploads go through Node's HTTP client: fetch would keep a copy of the whole body.
+      const response =
+        spec.streamed && requestBody === spec.streamed.stream
+          ? await sendStreamed(target, method, headers, spec.streamed, attempt)
+          : await fetch(target, {
+              method,
+              headers,
+              body: (requestBody as string | undefined) ?? null,
+              redirect: 'manual',
+              signal: attempt.signal,
+            })
       if (!redirectStatuses.has(response.status)) return response
       await response.body?.cancel()
       const location = response.headers.get('location')
@@ -355,7 +362,9 @@ export class Transport {
       return new ApiError({
         kind: 'network',
         operation: spec.operation,
-        message: `no answer from ${this.origin} within ${attempt.timeoutMs} ms.`,
+        message: spec.streamed
+          ? `the upload to ${this.origin} stalled: nothing moved for ${attempt.timeoutMs} ms.`
+          : `no answer from ${this.origin} within ${attempt.timeoutMs} ms.`,
         cause: error,
       })
     }

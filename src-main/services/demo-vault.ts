@@ -46,8 +46,16 @@ export class DemoVault {
     const folder = path.join(dataDir, 'demo-vault')
     fs.mkdirSync(folder, { recursive: true })
     // Loaded on demand: the simulator (and its chemistry) costs nothing until the demo is opened.
-    const { startVaultSim } = await import('../../src-sim/index.ts')
-    const sim = await startVaultSim({ port: 0, seed: 'demo', db: path.join(folder, 'vault.db') })
+    const { startVaultSim, IncompatibleDatabaseError } = await import('../../src-sim/index.ts')
+    const db = path.join(folder, 'vault.db')
+    const start = () => startVaultSim({ port: 0, seed: 'demo', db })
+    const sim = await start().catch((error: unknown) => {
+      if (!(error instanceof IncompatibleDatabaseError)) throw error
+      // Made by an older simulator: the demo starts afresh, its old data set aside.
+      const aside = setAside(db)
+      log.warn('demo vault made by an older simulator, set aside', { aside })
+      return start()
+    })
     this.#sim = sim
     log.info('demo vault started', { baseUrl: sim.baseUrl })
     try {
@@ -57,4 +65,18 @@ export class DemoVault {
       throw error
     }
   }
+}
+
+/** Moves the demo's database, its companions and its files folder into `replaced-<time>/`. */
+function setAside(db: string): string {
+  const aside = path.join(
+    path.dirname(db),
+    `replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`,
+  )
+  fs.mkdirSync(aside, { recursive: true })
+  for (const suffix of ['', '-wal', '-shm', '-files']) {
+    const file = db + suffix
+    if (fs.existsSync(file)) fs.renameSync(file, path.join(aside, path.basename(file)))
+  }
+  return aside
 }

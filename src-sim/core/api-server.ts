@@ -111,6 +111,10 @@ async function handle(
     const ctx = createContext(sim, request, url, matched.route, matched.params, user, tokenId)
     const result: unknown = await matched.route.handler(ctx)
     if (method !== 'GET' && !matched.route.pattern.endsWith('/query')) sim.dataVersion++
+    if (fault.kind === 'server-error' && fault.afterWork) {
+      answer(injectedServerError(fault.status, 'after the work was done'))
+      return
+    }
     answer(isReply(result) ? result : jsonReply(result), fault.kind === 'drop')
   } catch (error) {
     if (!(error instanceof HttpError)) throw error
@@ -135,7 +139,8 @@ async function injectFault(
       return true
     case 'server-error':
       sim.stats.injected.serverErrors++
-      answer(jsonReply({ code: fault.status, error: 'Injected server error' }, fault.status))
+      if (fault.afterWork) return false
+      answer(injectedServerError(fault.status))
       return true
     case 'too-many-requests':
       sim.stats.injected.tooManyRequests++
@@ -155,6 +160,13 @@ async function injectFault(
     case 'none':
       return false
   }
+}
+
+function injectedServerError(status: number, when?: string): Reply {
+  return jsonReply(
+    { code: status, error: when ? `Injected server error ${when}` : 'Injected server error' },
+    status,
+  )
 }
 
 function sendError(response: ServerResponse, error: HttpError, beforeLastByte: () => void): void {

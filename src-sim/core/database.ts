@@ -5,6 +5,19 @@ import { coreSchema } from './schema.ts'
 import { exportSchema } from './exports/schema.ts'
 import type { SimModule } from './module.ts'
 
+/** A database file made by a simulator with other tables: it is refused rather than misread. */
+export class IncompatibleDatabaseError extends Error {
+  readonly file: string
+
+  constructor(file: string) {
+    super(
+      `The database ${file} was made by a simulator with different tables; delete it or choose another --db file`,
+    )
+    this.name = 'IncompatibleDatabaseError'
+    this.file = file
+  }
+}
+
 /**
  * Opens the simulator's database (in memory unless a file is given) and creates every module's
  * tables. A file made by a simulator with different tables is refused rather than misread.
@@ -35,9 +48,7 @@ export function openDatabase(
       { value: string } | undefined
     if (stored && stored.value !== fingerprint) {
       db.close()
-      throw new Error(
-        `The database ${file} was made by a simulator with different tables; delete it or choose another --db file`,
-      )
+      throw new IncompatibleDatabaseError(file ?? ':memory:')
     }
   }
   db.transaction(() => {

@@ -14,6 +14,12 @@ export interface FaultSettings {
   serverErrorRate?: number
   /** Status of injected server errors (default 503). */
   serverErrorStatus?: number
+  /**
+   * Injected server errors answer after the handler has done its work (committed, as a service
+   * failing while it writes its answer), instead of before it: a client that sends the request
+   * again does the work twice.
+   */
+  serverErrorAfterWork?: boolean
   tooManyRequestsRate?: number
   /** Retry-After of injected 429s, in seconds; absent means no header. */
   retryAfterSeconds?: number
@@ -28,7 +34,7 @@ export interface FaultSettings {
 export type FaultDecision =
   | { kind: 'none'; latencyMs: number }
   | { kind: 'hang'; latencyMs: number }
-  | { kind: 'server-error'; latencyMs: number; status: number }
+  | { kind: 'server-error'; latencyMs: number; status: number; afterWork: boolean }
   | { kind: 'too-many-requests'; latencyMs: number; retryAfterSeconds: number | undefined }
   | { kind: 'drop'; latencyMs: number }
 
@@ -65,7 +71,12 @@ export class Faults {
       (settings.latencyJitterMs ? this.#random.next() * settings.latencyJitterMs : 0)
     if (this.#draw(settings.hangRate)) return { kind: 'hang', latencyMs }
     if (this.#draw(settings.serverErrorRate)) {
-      return { kind: 'server-error', latencyMs, status: settings.serverErrorStatus ?? 503 }
+      return {
+        kind: 'server-error',
+        latencyMs,
+        status: settings.serverErrorStatus ?? 503,
+        afterWork: settings.serverErrorAfterWork === true,
+      }
     }
     if (this.#draw(settings.tooManyRequestsRate)) {
       return { kind: 'too-many-requests', latencyMs, retryAfterSeconds: settings.retryAfterSeconds }

@@ -68,4 +68,6 @@ export interface SeedContext {
   cast: SeedCast
   /** Batches seeded so far; the molecule module fills this before later modules run. */
   batches: SeededBatch[]
+  /** Where the contents of attached files are kept (SimCore.filesDirectory). */
+  filesDirectory: string
 }

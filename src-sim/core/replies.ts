@@ -12,6 +12,15 @@ export type Reply =
       headers?: Record<string, string>
     }
   | { kind: 'file'; path: string; contentType: string; fileName: string }
+  | {
+      kind: 'stream'
+      status: number
+      contentType: string
+      /** The body's length in bytes, sent as Content-Length. */
+      length: number
+      /** The body, produced as it is written (with backpressure), never whole in memory. */
+      chunks: () => AsyncIterable<Uint8Array>
+    }
   | { kind: 'redirect'; location: string }
   | { kind: 'empty'; status: number }
 
@@ -39,6 +48,12 @@ export const bytesReply = (
 
 export const fileReply = (path: string, contentType: string, fileName: string): Reply =>
   mark({ kind: 'file', path, contentType, fileName })
+
+export const streamReply = (
+  contentType: string,
+  length: number,
+  chunks: () => AsyncIterable<Uint8Array>,
+): Reply => mark({ kind: 'stream', status: 200, contentType, length, chunks })
 
 export const redirectReply = (location: string): Reply => mark({ kind: 'redirect', location })
 

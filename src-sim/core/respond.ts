@@ -17,6 +17,10 @@ export function writeReply(
     writeFile(response, reply.path, reply.contentType, reply.fileName, options)
     return
   }
+  if (reply.kind === 'stream') {
+    writeStream(response, reply, options).catch(() => response.destroy())
+    return
+  }
   let status: number
   let parts: readonly Uint8Array[]
   const headers: Record<string, string> = {}
@@ -61,6 +65,56 @@ function dropAfterHalf(response: ServerResponse, body: Buffer): void {
   response.flushHeaders()
   response.write(half, () => response.socket?.destroy())
   if (half.length === 0) response.socket?.destroy()
+}
+
+/**
+ * Writes a body produced as it goes, a chunk at a time as the connection takes them. The last
+ * chunk is held back until the producer is done, so that `beforeLastByte` runs before it.
+ */
+async function writeStream(
+  response: ServerResponse,
+  reply: Extract<Reply, { kind: 'stream' }>,
+  options: { drop: boolean; beforeLastByte: () => void },
+): Promise<void> {
+  response.writeHead(reply.status, {
+    'content-type': reply.contentType,
+    'content-length': String(reply.length),
+  })
+  const dropAt = options.drop ? Math.floor(reply.length / 2) : Infinity
+  let written = 0
+  let held: Uint8Array | undefined
+  for await (const chunk of reply.chunks()) {
+    if (response.destroyed) return
+    if (held) {
+      if (written + held.length >= dropAt) {
+        response.write(held.subarray(0, dropAt - written), () => response.socket?.destroy())
+        return
+      }
+      written += held.length
+      if (!response.write(held)) await drained(response)
+    }
+    held = chunk
+  }
+  if (options.drop) {
+    response.write((held ?? new Uint8Array(0)).subarray(0, Math.max(0, dropAt - written)), () =>
+      response.socket?.destroy(),
+    )
+    return
+  }
+  options.beforeLastByte()
+  response.end(held)
+}
+
+function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done)
+      response.off('close', done)
+      resolve()
+    }
+    response.on('drain', done)
+    response.on('close', done)
+  })
 }
 
 function writeFile(

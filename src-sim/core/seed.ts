@@ -25,6 +25,7 @@ export async function seedDatabase(
   seed: SeedOption,
   chem: Chemistry,
   now: number,
+  filesDirectory: string,
 ): Promise<SeedCast> {
   const { kind, moleculeCount } = describeSeed(seed)
   const stored = readMeta(db, 'cast')
@@ -51,6 +52,7 @@ export async function seedDatabase(
     chem,
     cast,
     batches: [],
+    filesDirectory,
   }
   for (const module of modules) await module.seed?.(context)
   writeMeta(db, 'cast', JSON.stringify(cast))

@@ -28,6 +28,11 @@ export interface SimCore {
   indexing: IndexingSettings
   /** A private directory for uploads, stored files and export files; deleted at stop. */
   dataDirectory: string
+  /**
+   * Where the contents of attached files live, one file per id: `<db>-files/` beside a --db
+   * file (kept with it), else inside `dataDirectory`.
+   */
+  filesDirectory: string
   /** What the user may do in a vault, or undefined when the vault answers 401 to them. */
   accessFor(userId: number, tokenId: number, vaultId: number): VaultAccess | undefined
   /** Descriptions of data other modules keep that refers to the record (empty: none). */

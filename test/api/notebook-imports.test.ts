@@ -54,6 +54,43 @@ describe('ELN entries', () => {
     ])
   })
 
+  it('never sends an append again, even after a server error: only setting values is retried', async () => {
+    const client = harness.client('writer', {
+      retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+    })
+    const vault = harness.vaults.main
+    const entry = await newEntry('Appended once')
+    const put = 'PUT /vaults/{vault_id}/eln/entries/{id}'
+    const before = harness.sim.stats.byOperation[put] ?? 0
+    // The service appends, then fails while it answers.
+    harness.sim.faults.set({
+      serverErrorRate: 1,
+      serverErrorStatus: 500,
+      serverErrorAfterWork: true,
+      match: /^PUT \/vaults\/\d+\/eln\/entries\/\d+$/,
+    })
+    try {
+      await expectApiError(
+        client.elnEntries.appendToBody(vault, entry.id, [{ type: 'text', text: 'Once.' }]),
+        'server',
+        500,
+      )
+      expect(harness.sim.stats.byOperation[put]).toBe(before + 1)
+      await expectApiError(
+        client.elnEntries.update(vault, entry.id, { title: 'Appended once, renamed' }),
+        'server',
+        500,
+      )
+      expect(harness.sim.stats.byOperation[put]).toBe(before + 4)
+    } finally {
+      harness.sim.faults.clear()
+    }
+    const row = harness.sim.core.db
+      .prepare('SELECT body FROM eln_entries WHERE id = ?')
+      .get(entry.id) as { body: string }
+    expect(JSON.parse(row.body)).toEqual([{ type: 'text', text: 'Once.' }])
+  })
+
   it('answers 404 for an entry that does not exist', async () => {
     await expectApiError(
       harness.client('writer').elnEntries.update(harness.vaults.main, 999_999, { title: 'x' }),

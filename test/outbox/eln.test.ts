@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { connectionId, settled, tempFile, useOutboxHarness } from './support/outbox-harness.ts'
+import {
+  connectionId,
+  settled,
+  tempFile,
+  useOutboxHarness,
+  waitUntil,
+} from './support/outbox-harness.ts'
 
 const harness = useOutboxHarness()
 
@@ -137,5 +143,59 @@ describe('ELN entries through the outbox', () => {
     expect(discarded.sort()).toEqual([create!.id, ...appended.map((item) => item.id)].sort())
     expect(outbox.counts().pending).toBe(0)
     expect(outbox.pendingList(connectionId, vaultId, 'eln_entries')).toEqual([])
+  })
+})
+
+describe('appends under server errors', () => {
+  const put = 'PUT /vaults/{vault_id}/eln/entries/{id}'
+  const entryPut = /^PUT \/vaults\/\d+\/eln\/entries\/\d+$/
+
+  async function queueAppend(title: string, text: string) {
+    const entry = await harness.client().elnEntries.create(harness.vaultId, {
+      title,
+      project: harness.sim.cast.projects.kinase.id,
+    })
+    const { outbox } = harness.open()
+    const [item] = await outbox.queue({
+      connectionId,
+      vaultId: harness.vaultId,
+      operation: 'eln.append',
+      entry: { id: entry.id },
+      body: [{ type: 'text', text }],
+    })
+    return { outbox, entryId: entry.id, itemId: item!.id }
+  }
+
+  it('never appends twice when the server failed after appending: the item is uncertain', async () => {
+    const { outbox, entryId, itemId } = await queueAppend('Failed after the work', 'Once only.')
+    harness.sim.resetStats()
+    // The service appends, then answers 500: sending it again would append it again.
+    harness.sim.faults.set({
+      serverErrorRate: 1,
+      serverErrorStatus: 500,
+      serverErrorAfterWork: true,
+      match: entryPut,
+    })
+    outbox.start()
+    await waitUntil('the append is uncertain', () => outbox.item(itemId).state === 'uncertain')
+    harness.sim.faults.clear()
+    await settled(outbox)
+    expect(outbox.item(itemId)).toMatchObject({ state: 'uncertain', attempts: 1 })
+    expect(outbox.item(itemId).lastError).toContain('may or may not have arrived')
+    expect(harness.sim.stats.byOperation[put]).toBe(1)
+    expect(JSON.parse(entryRow(entryId).body)).toEqual([{ type: 'text', text: 'Once only.' }])
+  })
+
+  it('sends an append the server refused before doing anything again, and it arrives once', async () => {
+    const { outbox, entryId, itemId } = await queueAppend('Refused before the work', 'Arrives.')
+    harness.sim.resetStats()
+    harness.sim.faults.set({ serverErrorRate: 1, serverErrorStatus: 503, match: entryPut })
+    outbox.start()
+    await waitUntil('the append was refused once', () => outbox.item(itemId).attempts > 0)
+    harness.sim.faults.clear()
+    await settled(outbox)
+    expect(outbox.item(itemId)).toMatchObject({ state: 'sent', inDoubt: false })
+    expect(harness.sim.stats.byOperation[put]).toBeGreaterThan(1)
+    expect(JSON.parse(entryRow(entryId).body)).toEqual([{ type: 'text', text: 'Arrives.' }])
   })
 })

@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { createDispatcher } from '../../src-main/ipc/dispatcher.ts'
 import { createHandlers } from '../../src-main/ipc/handlers.ts'
@@ -51,6 +54,26 @@ describe('the demo vault', () => {
     } finally {
       await second.dispose()
       await first.dispose()
+    }
+  })
+
+  it('sets aside a demo file made by an older simulator and starts afresh', async () => {
+    const { services, dataDir, dispose } = testServices()
+    try {
+      const folder = path.join(dataDir, 'demo-vault')
+      fs.mkdirSync(folder, { recursive: true })
+      const old = new Database(path.join(folder, 'vault.db'))
+      old.exec(`CREATE TABLE sim_meta (key TEXT PRIMARY KEY, value TEXT);
+        INSERT INTO sim_meta VALUES ('schema', 'an older simulator''s tables')`)
+      old.close()
+      const opened = await services.demo.open()
+      expect(opened.connection.name).toBe('Demo vault')
+      const asides = fs.readdirSync(folder).filter((name) => name.startsWith('replaced-'))
+      expect(asides).toHaveLength(1)
+      expect(fs.readdirSync(path.join(folder, asides[0]!))).toContain('vault.db')
+      expect(opened.vaults.map((vault) => vault.name)).toContain('Vault Desk Demo')
+    } finally {
+      await dispose()
     }
   })
 })

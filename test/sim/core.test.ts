@@ -149,6 +149,26 @@ describe('fault injection', () => {
     expect(sim.stats.injected.tooManyRequests).toBeGreaterThanOrEqual(1)
   })
 
+  it('injects a server error after the work was done, when asked', async () => {
+    const admin = client(sim.baseUrl, adminToken)
+    const project = { name: `After the work ${Date.now()}`, description: 'injected' }
+    sim.faults.set({
+      serverErrorRate: 1,
+      serverErrorStatus: 500,
+      serverErrorAfterWork: true,
+      match: /^POST \/vaults\/\d+\/projects$/,
+    })
+    try {
+      const failed = await admin.post(`/vaults/${sim.cast.vaults.main.id}/projects`, project)
+      expect(failed.status).toBe(500)
+      expect(JSON.stringify(failed.json)).toContain('after the work was done')
+    } finally {
+      sim.faults.clear()
+    }
+    const listed = await admin.get(`/vaults/${sim.cast.vaults.main.id}/projects`)
+    expect(JSON.stringify(listed.json)).toContain(project.name)
+  })
+
   it('applies a rate between 0 and 1 to roughly that share of requests, repeatably', async () => {
     const admin = client(sim.baseUrl, adminToken)
     const run = async () => {

@@ -119,6 +119,12 @@ export class ElnEntriesApi {
     )
   }
 
+  /**
+   * Changes the title, project or fields, and appends to the body. Setting values is idempotent
+   * and retried like a read; an append is not (sent twice, it appears twice, and the API cannot
+   * show a body to tell), so a body with `append_to_body` is never sent again by the client: a
+   * failure after it may have arrived is the caller's to settle.
+   */
   update(
     vaultId: number,
     id: number,
@@ -132,7 +138,18 @@ export class ElnEntriesApi {
       method: 'PUT',
       path: vaultPath(operation, vaultId, 'eln', 'entries', id),
       json: body,
+      retry: body.append_to_body === undefined ? 'idempotent' : 'never',
     })
+  }
+
+  /** Appends text, links and files to the entry's body; never retried (see `update`). */
+  appendToBody(
+    vaultId: number,
+    id: number,
+    items: ElnBodyItem[],
+    options: CallOptions = {},
+  ): Promise<ElnEntry> {
+    return this.update(vaultId, id, { append_to_body: items }, options)
   }
 
   /** Moves the entry's status; vault administrators with write permission only. */

@@ -30,7 +30,7 @@ describe('what a failed attempt becomes', () => {
     ).toMatchObject({ inDoubt: false })
   })
 
-  it('retries 5xx and 429 keeping the server’s wait, in doubt only for a gateway timeout', () => {
+  it('retries 5xx and 429 keeping the server’s wait, in doubt unless the work was not begun', () => {
     const status = (code: number, kind: 'server' | 'rate_limited') =>
       new ApiError({
         kind,
@@ -43,10 +43,16 @@ describe('what a failed attempt becomes', () => {
       action: 'retry',
       inDoubt: false,
     })
-    expect(failureVerdict(status(504, 'server'), sent)).toMatchObject({
-      action: 'retry',
-      inDoubt: true,
-    })
+    expect(failureVerdict(status(501, 'server'), sent)).toMatchObject({ inDoubt: false })
+    for (const code of [500, 502, 504]) {
+      expect(failureVerdict(status(code, 'server'), sent)).toMatchObject({
+        action: 'retry',
+        inDoubt: true,
+      })
+    }
+    expect(
+      failureVerdict(status(500, 'server'), { ...sent, requestMayHaveLeft: false }),
+    ).toMatchObject({ inDoubt: false })
     expect(failureVerdict(status(429, 'rate_limited'), sent)).toMatchObject({
       action: 'retry',
       inDoubt: false,

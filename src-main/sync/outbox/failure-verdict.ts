@@ -50,8 +50,10 @@ export function failureVerdict(
     case 'rate_limited':
       return retry(false)
     case 'server':
-      // A gateway timing out does not know whether the service behind it did the work.
-      return retry(error.status === 504)
+      // Only 503 (not available) and 501 (not implemented) say the work was not begun. A 500 may
+      // come after the service committed, a gateway's 502 or 504 does not know what the service
+      // behind it did: looked up before any resend, so that nothing is done twice.
+      return retry(error.status !== 503 && error.status !== 501)
     case 'network':
       return retry(!neverSentCodes.has(networkCode(error) ?? ''))
     case 'cancelled':

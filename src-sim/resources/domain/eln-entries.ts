@@ -16,6 +16,7 @@ import {
   type BodyBlock,
   type EntryRow,
 } from './eln-store.ts'
+import { readContents } from './file-contents.ts'
 import { filesOf } from './files.ts'
 import { projectItem, resolveProject } from './project-lists.ts'
 
@@ -251,7 +252,7 @@ const entriesExport: FileExportable = {
         },
         ...filesOf(access, 'eln_entry', row.id).map((file) => ({
           name: `entries/${row.id}/files/${file.id}-${file.name}`,
-          data: file.contents,
+          data: readContents(access.sim.filesDirectory, file.id),
         })),
       ]),
     ])

@@ -1,9 +1,17 @@
-import fs from 'node:fs'
 import path from 'node:path'
 import type { RequestContext, VaultAccess } from '../../core/context.ts'
 import { formatSeconds } from '../../core/dates.ts'
 import { invalid, notFound } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
+import { streamReply } from '../../core/replies.ts'
+import {
+  base64Chunks,
+  base64Length,
+  contentsPath,
+  keepContents,
+  removeContents,
+  sweepContents,
+} from './file-contents.ts'
 import { readableProjects, requireEditable } from './access-rules.ts'
 import { visibleEntry } from './eln-store.ts'
 import { protocolProjectIds, visibleProtocol } from './protocols.ts'
@@ -11,7 +19,9 @@ import { visibleRun } from './runs.ts'
 
 /**
  * Files attached to a run, molecule, protocol or ELN entry (readout rows cannot take files; attach
- * to their run or protocol). Contents live in SQLite, so a --db file keeps them.
+ * to their run or protocol). The rows live in SQLite; the contents on disk, one file per id in
+ * `sim.filesDirectory` (beside a --db file, so that it keeps them), streamed in and out: a file
+ * may be larger than memory, and than an SQLite blob.
  */
 
 const schema = `
@@ -22,7 +32,7 @@ CREATE TABLE IF NOT EXISTS uploaded_files (
   resource_id INTEGER NOT NULL,
   name TEXT NOT NULL,
   mime_type TEXT NOT NULL,
-  contents BLOB NOT NULL,
+  size INTEGER NOT NULL,
   owner_id INTEGER NOT NULL REFERENCES users(id),
   created_at INTEGER NOT NULL
 );
@@ -39,7 +49,7 @@ export interface FileRow {
   resource_id: number
   name: string
   mime_type: string
-  contents: Buffer
+  size: number
   owner_id: number
   created_at: number
 }
@@ -152,23 +162,28 @@ async function attachFile(ctx: RequestContext): Promise<unknown> {
     const projects = resourceProjects(access, resourceClass as ResourceClass, resourceId)
     requireEditable(access, projects, `the files of ${resourceClass} ${resourceId}`)
     const name = path.basename(file.fileName || 'upload')
-    const id = Number(
-      ctx.db
-        .prepare(
-          `INSERT INTO uploaded_files (vault_id, resource_class, resource_id, name, mime_type, contents, owner_id, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          access.vault.id,
-          resourceClass,
-          resourceId,
-          name,
-          mimeTypeOf(name, file.contentType),
-          fs.readFileSync(file.path),
-          ctx.user.id,
-          ctx.sim.clock.nowSeconds(),
-        ).lastInsertRowid,
-    )
+    const id = ctx.db.transaction(() => {
+      const inserted = Number(
+        ctx.db
+          .prepare(
+            `INSERT INTO uploaded_files (vault_id, resource_class, resource_id, name, mime_type, size, owner_id, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            access.vault.id,
+            resourceClass,
+            resourceId,
+            name,
+            mimeTypeOf(name, file.contentType),
+            file.size,
+            ctx.user.id,
+            ctx.sim.clock.nowSeconds(),
+          ).lastInsertRowid,
+      )
+      // Moved, not copied, where it can be; a failure rolls the row back.
+      keepContents(ctx.sim.filesDirectory, inserted, file.path)
+      return inserted
+    })()
     return { id, name }
   } finally {
     form.discard()
@@ -182,17 +197,30 @@ export const filesModule: SimModule = {
     router.post('/vaults/{vault_id}/files', attachFile, { write: true })
     router.get('/vaults/{vault_id}/files/{file_id}', (ctx) => {
       const row = visibleFile(ctx.access, ctx.pathId('file_id'))
-      return {
+      const source = contentsPath(ctx.sim.filesDirectory, row.id)
+      // The record with its contents last, base64 encoded from the file as the answer is written.
+      const record = JSON.stringify({
         id: row.id,
         class: 'uploaded file',
         name: row.name,
         mime_type: mimeTypeRecord(row.mime_type),
         resource_class: row.resource_class,
         resource_id: row.resource_id,
-        size: row.contents.length,
+        size: row.size,
         created_at: formatSeconds(row.created_at),
-        contents: row.contents.toString('base64'),
-      }
+        contents: '',
+      })
+      const head = Buffer.from(record.slice(0, -2))
+      const tail = Buffer.from('"}')
+      return streamReply(
+        'application/json; charset=utf-8',
+        head.length + base64Length(row.size) + tail.length,
+        async function* () {
+          yield head
+          yield* base64Chunks(source, row.size)
+          yield tail
+        },
+      )
     })
     router.delete(
       '/vaults/{vault_id}/files/{file_id}',
@@ -204,11 +232,15 @@ export const filesModule: SimModule = {
           `file ${row.id}`,
         )
         ctx.db.prepare(`DELETE FROM uploaded_files WHERE id = ?`).run(row.id)
+        removeContents(ctx.sim.filesDirectory, row.id)
         return { message: `File ${row.id} has been destroyed` }
       },
       { write: true },
     )
   },
+  // Contents whose row is gone (its run or molecule was deleted, a crash between the two) are
+  // swept at each start; a row's id may come back, and its new contents replace the old ones.
+  start: (sim) => sweepContents(sim.db, sim.filesDirectory),
   moleculeDeletion: (db, moleculeId) => {
     db.prepare(
       `DELETE FROM uploaded_files WHERE resource_class = 'molecule' AND resource_id = ?`,

@@ -1,6 +1,7 @@
 import type { SeedContext } from '../../core/module.ts'
 import type { ElnStatus } from '../../pure/eln-status.ts'
 import type { BodyBlock } from './eln-store.ts'
+import { writeContents } from './file-contents.ts'
 import type { SeededAssays } from './seed-assays.ts'
 
 /**
@@ -13,7 +14,7 @@ export function seedNotebook(seed: SeedContext, assays: SeededAssays): void {
   const writer = cast.users.writer.id
   const admin = cast.users.admin.id
   const insertFile = db.prepare(
-    `INSERT INTO uploaded_files (vault_id, resource_class, resource_id, name, mime_type, contents, owner_id, created_at)
+    `INSERT INTO uploaded_files (vault_id, resource_class, resource_id, name, mime_type, size, owner_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   const file = (
@@ -23,19 +24,15 @@ export function seedNotebook(seed: SeedContext, assays: SeededAssays): void {
     mimeType: string,
     contents: string,
     at: number,
-  ): number =>
-    Number(
-      insertFile.run(
-        vaultId,
-        resourceClass,
-        resourceId,
-        name,
-        mimeType,
-        Buffer.from(contents),
-        writer,
-        at,
-      ).lastInsertRowid,
+  ): number => {
+    const bytes = Buffer.from(contents)
+    const id = Number(
+      insertFile.run(vaultId, resourceClass, resourceId, name, mimeType, bytes.length, writer, at)
+        .lastInsertRowid,
     )
+    writeContents(seed.filesDirectory, id, bytes)
+    return id
+  }
   file(
     'protocol',
     assays.kinase.protocolId,

@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startVaultSim, type VaultSim } from '../../../src-sim/index.ts'
 import { cast } from '../fixtures.ts'
@@ -167,5 +171,98 @@ describe('GET and DELETE /files/{file_id}', () => {
     )
     expect((await api.reader.get(`${api.main}/files/${numberOf(created.id)}`)).status).toBe(404)
     expect((await api.admin.get(`${api.main}/files/${numberOf(created.id)}`)).status).toBe(200)
+  })
+})
+
+describe('file contents on disk', () => {
+  it('keeps contents out of SQLite and answers every size whole, base64 encoded', async () => {
+    // Sizes around the encoder's 768 KiB pieces and its 3-byte groups.
+    for (const size of [0, 1, 2, 3, 786_431, 786_432, 786_433, 2_500_001]) {
+      const content = randomBytes(size)
+      const created = record(
+        await upload(
+          writerToken(),
+          { file: new Blob([content]), resource_class: 'run', resource_id: String(kinase.runId) },
+          `reading-${size}.bin`,
+        ),
+      )
+      const id = numberOf(created.id)
+      const stored = path.join(sim.core.filesDirectory, String(id))
+      expect(fs.readFileSync(stored).equals(content)).toBe(true)
+      const answer = await api.writer.get(`${api.main}/files/${id}`)
+      expect(Number(answer.headers.get('content-length'))).toBe(answer.bytes.length)
+      const file = record(answer)
+      expect(file).toMatchObject({ id, name: `reading-${size}.bin`, size })
+      expect(Buffer.from(String(file.contents), 'base64').equals(content)).toBe(true)
+    }
+    const columns = sim.core.db.prepare(`PRAGMA table_info(uploaded_files)`).all() as {
+      name: string
+    }[]
+    expect(columns.map((column) => column.name)).not.toContain('contents')
+  })
+
+  it('deletes the contents with the file', async () => {
+    const created = record(
+      await upload(writerToken(), {
+        file: new Blob(['gone soon']),
+        resource_class: 'run',
+        resource_id: String(kinase.runId),
+      }),
+    )
+    const id = numberOf(created.id)
+    const stored = path.join(sim.core.filesDirectory, String(id))
+    expect(fs.existsSync(stored)).toBe(true)
+    expect((await api.writer.delete(`${api.main}/files/${id}`)).status).toBe(200)
+    expect(fs.existsSync(stored)).toBe(false)
+  })
+
+  it('keeps contents beside a --db file across restarts, and sweeps those no row names', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-sim-files-'))
+    const db = path.join(folder, 'vault.db')
+    try {
+      const first = await startVaultSim({ seed: 'empty', db })
+      let id: number
+      const content = randomBytes(100_000)
+      try {
+        const vault = first.cast.vaults.main.id
+        const token = first.cast.users.admin.tokens[0]!
+        const entry = record(
+          await raw(first.baseUrl, 'POST', `/vaults/${vault}/eln/entries`, {
+            token,
+            body: { title: 'Kept', project: first.cast.projects.kinase.id },
+          }),
+        )
+        const form = new FormData()
+        form.append('file', new Blob([content]), 'kept.bin')
+        form.append('resource_class', 'eln_entry')
+        form.append('resource_id', String(numberOf(entry.id)))
+        const created = await raw(first.baseUrl, 'POST', `/vaults/${vault}/files`, {
+          token,
+          rawBody: { bytes: form },
+        })
+        expect(created.status).toBe(200)
+        id = numberOf(record(created).id)
+        expect(first.core.filesDirectory).toBe(`${db}-files`)
+      } finally {
+        await first.stop()
+      }
+      fs.writeFileSync(path.join(`${db}-files`, '999999'), 'no row names this')
+      const second = await startVaultSim({ seed: 'empty', db })
+      try {
+        const answer = await raw(
+          second.baseUrl,
+          'GET',
+          `/vaults/${second.cast.vaults.main.id}/files/${id}`,
+          { token: second.cast.users.admin.tokens[0]! },
+        )
+        expect(answer.status).toBe(200)
+        expect(Buffer.from(String(record(answer).contents), 'base64').equals(content)).toBe(true)
+        expect(fs.readdirSync(`${db}-files`)).toEqual([String(id)])
+      } finally {
+        await second.stop()
+      }
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true })
+    }
   })
 })

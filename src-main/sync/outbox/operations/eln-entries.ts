@@ -149,12 +149,7 @@ export const elnAppend: Operation<ElnEntryAppend> = {
       block.type === 'file' ? { type: 'file', file: context.resolve(block.file) } : block,
     )
     return sentEntry(
-      await context.client.elnEntries.update(
-        context.vaultId,
-        id,
-        { append_to_body: body },
-        context.options,
-      ),
+      await context.client.elnEntries.appendToBody(context.vaultId, id, body, context.options),
       id,
     )
   },

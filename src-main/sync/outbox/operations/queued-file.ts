@@ -13,13 +13,15 @@ export function queuedFile(context: SendContext): Attachment {
 }
 
 /**
- * Call options of an upload: progress, and a deadline that allows a slow line (256 KiB a second)
- * to finish, never less than two minutes, since the client's deadline covers the whole attempt.
+ * Call options of an upload: progress, and the longest silence allowed. The client's deadline is
+ * idle time, restarted by every chunk the connection takes, so a slow line never cuts a large
+ * upload short; only after the last byte does the server's silence grow with the size (it stores
+ * the file before answering): two minutes, plus a second per 16 MiB.
  */
 export function uploadOptions(context: SendContext, bytes: number): UploadOptions {
   return {
     ...context.options,
-    timeoutMs: 120_000 + Math.ceil(bytes / 262_144) * 1000,
+    timeoutMs: 120_000 + Math.ceil(bytes / 16_777_216) * 1000,
     onProgress: context.onProgress,
   }
 }
