@@ -39,12 +39,16 @@ export function sendStreamed(
     const buffers = new BufferPool()
     let reader: ReadableStreamBYOBReader | ReadableStreamDefaultReader<Uint8Array>
     let next: (
-      buffer: Uint8Array | null,
+      buffer: Uint8Array<ArrayBuffer> | null,
     ) => Promise<{ done: boolean; value?: Uint8Array | undefined }>
     try {
       const byob = body.stream.getReader({ mode: 'byob' })
       reader = byob
-      next = (buffer) => byob.read(buffer ?? new Uint8Array(chunkBytes))
+      next = (buffer) =>
+        byob.read(buffer ?? new Uint8Array(chunkBytes)) as Promise<{
+          done: boolean
+          value?: Uint8Array
+        }>
     } catch {
       const plain = body.stream.getReader()
       reader = plain
@@ -137,8 +141,8 @@ const poolSize = 4
  * what comes back is the view the socket was given, over the same memory.
  */
 class BufferPool {
-  readonly #free: Uint8Array[] = []
-  readonly #waiting: ((buffer: Uint8Array | null) => void)[] = []
+  readonly #free: Uint8Array<ArrayBuffer>[] = []
+  readonly #waiting: ((buffer: Uint8Array<ArrayBuffer> | null) => void)[] = []
   #made = 0
   #enabled = true
 
@@ -153,7 +157,7 @@ class BufferPool {
   }
 
   /** A buffer to read into (null: the reader brings its own), waiting while all are out. */
-  take(): Promise<Uint8Array | null> {
+  take(): Promise<Uint8Array<ArrayBuffer> | null> {
     if (!this.#enabled) return Promise.resolve(null)
     const free = this.#free.pop()
     if (free) return Promise.resolve(free)
@@ -166,7 +170,8 @@ class BufferPool {
 
   give(written: Uint8Array): void {
     if (!this.#enabled) return
-    const buffer = new Uint8Array(written.buffer, 0, written.buffer.byteLength)
+    // Its buffer is one of ours (an ArrayBuffer, never shared), handed back by the BYOB reader.
+    const buffer = new Uint8Array(written.buffer as ArrayBuffer, 0, written.buffer.byteLength)
     const waiter = this.#waiting.shift()
     if (waiter) waiter(buffer)
     else this.#free.push(buffer)

@@ -3,12 +3,20 @@
  * is the cached copy with those changes applied; one created offline has no id yet.
  */
 import type { PendingMark } from '../../../../src-main/services/browse-service.ts'
-import { outboxStates, type OutboxState } from '../../../../src-main/sync/outbox/outbox-item.ts'
+import type { OutboxState } from '../../../../src-main/sync/outbox/outbox-item.ts'
 import { idOf, isRecord, type RecordJson } from '../records/record-values.ts'
 
 export type { PendingMark, OutboxState }
 
-const states: readonly OutboxState[] = outboxStates
+const states: readonly OutboxState[] = [
+  'queued',
+  'sending',
+  'sent',
+  'needs_attention',
+  'conflict',
+  'uncertain',
+  'cancelled',
+]
 
 /** The pending mark of a record, or null for a record the server has as shown. */
 export function pendingOf(record: RecordJson | null | undefined): PendingMark | null {
