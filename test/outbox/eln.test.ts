@@ -191,7 +191,9 @@ describe('appends under server errors', () => {
     harness.sim.resetStats()
     harness.sim.faults.set({ serverErrorRate: 1, serverErrorStatus: 503, match: entryPut })
     outbox.start()
-    await waitUntil('the append was refused once', () => outbox.item(itemId).attempts > 0)
+    // The refusal, not the attempt: an attempt is counted when it is marked "sending", before
+    // its request leaves.
+    await waitUntil('the append was refused once', () => outbox.item(itemId).lastError !== null)
     harness.sim.faults.clear()
     await settled(outbox)
     expect(outbox.item(itemId)).toMatchObject({ state: 'sent', inDoubt: false })

@@ -58,8 +58,10 @@ const historyMs = 30 * 86_400_000
  * The push loop. Items are sent in order per record and in parallel across records, at most
  * `concurrency` per connection, through the connection's client (whose limiter keeps every
  * request within the service's limits) at background priority. Each attempt is committed as
- * "sending" before any request leaves and its outcome is committed after; an item left in
- * "sending" by a process that died is looked up on the server before it is sent again.
+ * "sending", and that commit is on disk, before any request leaves (the sync runs off the event
+ * loop, shared by the attempts marked meanwhile); its outcome is committed after, unsynced. An
+ * item left in "sending" by a process that died is looked up on the server before it is sent
+ * again.
  */
 export class OutboxSender {
   readonly #options: OutboxSenderOptions
@@ -71,6 +73,8 @@ export class OutboxSender {
     number,
     { connectionId: string; abort: AbortController; done: Promise<void> }
   >()
+  /** Items in flight already marked "sending" (the others are still queued, in their look-ups). */
+  readonly #marked = new Set<number>()
   readonly #paused = new Set<string>()
   readonly #idleWaiters: (() => void)[] = []
   #running = false
@@ -177,15 +181,18 @@ export class OutboxSender {
       if (!this.#takeLease()) return this.#arm(this.#options.pollMs ?? 5_000)
     }
     const now = this.#now()
-    const perConnection = new Map<string, number>()
-    for (const { connectionId } of this.#inFlight.values()) {
-      perConnection.set(connectionId, (perConnection.get(connectionId) ?? 0) + 1)
+    const perConnection = new Map<string, { busy: number; looking: number }>()
+    for (const [id, { connectionId }] of this.#inFlight) {
+      const counts = perConnection.get(connectionId) ?? { busy: 0, looking: 0 }
+      perConnection.set(connectionId, counts)
+      counts.busy++
+      if (!this.#marked.has(id)) counts.looking++
     }
     for (const connectionId of this.#store.queuedConnections()) {
-      const busy = perConnection.get(connectionId) ?? 0
+      const { busy, looking } = perConnection.get(connectionId) ?? { busy: 0, looking: 0 }
       if (this.#paused.has(connectionId) || busy >= this.#concurrency) continue
       // Items claimed but still queued (their look-ups run) come back too: ask for enough.
-      const ready = this.#store.ready(connectionId, now, this.#concurrency + busy)
+      const ready = this.#store.ready(connectionId, now, this.#concurrency - busy + looking)
       let free = this.#concurrency - busy
       for (const item of ready) {
         if (free === 0) break
@@ -197,7 +204,11 @@ export class OutboxSender {
     if (this.#inFlight.size === 0) {
       for (const resolve of this.#idleWaiters.splice(0)) resolve()
     }
-    const due = this.#store.nextDueAt()
+    // Items due now that did not go wait for an attempt to end, for the person, or for a token,
+    // each of which looks again (kick): only later items set the timer, or the poll for items
+    // queued by other processes. (Looking again at once would look after every turn of the event
+    // loop while all three slots are busy.)
+    const due = this.#store.nextDueAt(now)
     const poll = this.#options.pollMs ?? 5_000
     this.#arm(due === null ? poll : Math.min(poll, Math.max(0, due - now)))
   }
@@ -221,6 +232,7 @@ export class OutboxSender {
       })
       .finally(() => {
         this.#inFlight.delete(item.id)
+        this.#marked.delete(item.id)
         this.#options.onItems([item.id])
         this.kick()
       })
@@ -300,8 +312,21 @@ export class OutboxSender {
       } catch {
         return // discarded or edited during the look-ups: it is sent as it is now, later
       }
-      sending = true
+      this.#marked.add(item.id)
       this.#options.onItems([item.id])
+      // "Sending" is on disk before the request leaves: the items marked meanwhile share a sync.
+      await this.#store.synced()
+      if (signal.aborted) {
+        // Stopped before the request left: nothing of it can be on the server.
+        this.#store.markRetry(
+          item.id,
+          { message: 'Stopped before it was sent.', kind: 'cancelled' },
+          { nextAttemptAt: this.#now(), inDoubt, countAttempt: false },
+          this.#now(),
+        )
+        return
+      }
+      sending = true
       crashPoint('before-request', this.#options.env)
       const sent = await operation.send(context, item.payload)
       crashPoint('after-answer', this.#options.env)

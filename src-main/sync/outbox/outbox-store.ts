@@ -11,6 +11,7 @@ import {
   type OutboxState,
 } from './outbox-item.ts'
 import type { Overlay } from './overlay.ts'
+import { WalSync } from './wal-sync.ts'
 
 /** An item as the outbox queues it; the store gives it its id and its place. */
 export interface NewItem {
@@ -93,9 +94,12 @@ function orderKey(
 export class OutboxStore {
   readonly #db: Database.Database
   readonly #statements = new Map<string, Database.Statement>()
+  /** Syncs of the WAL off the event loop; null where commits must wait for their own (FULL). */
+  readonly #walSync: WalSync | null
 
   constructor(db: Database.Database) {
     this.#db = db
+    this.#walSync = WalSync.of(db)
   }
 
   /** Statements are prepared once: preparing costs more than running most of them. */
@@ -118,8 +122,9 @@ export class OutboxStore {
 
   /**
    * A transaction synced to disk before it returns (PRAGMA synchronous FULL), for the commits
-   * whose loss in a power cut would lose queued work or forget that a request was about to leave.
-   * Other commits only record outcomes: lost, they leave an item in doubt, which is looked up.
+   * whose loss in a power cut would lose queued work (and, where the WAL cannot be synced apart,
+   * forget that a request was about to leave: see `markSending`). Other commits only record
+   * outcomes: lost, they leave an item in doubt, which is looked up.
    */
   durably<T>(work: () => T): T {
     if (this.#db.inTransaction) return this.transaction(work)
@@ -129,6 +134,28 @@ export class OutboxStore {
     } finally {
       this.#db.pragma('synchronous = NORMAL')
     }
+  }
+
+  /**
+   * Resolves once every commit made so far is on disk (see `markSending`). Callers waiting at
+   * the same time share one sync of the WAL, made off the event loop.
+   */
+  async synced(): Promise<void> {
+    if (!this.#walSync) return // every durable commit was synced as it was made
+    try {
+      await this.#walSync.synced()
+    } catch (error) {
+      throw new AppError(
+        'storage',
+        `The outbox could not be saved to disk: ${(error as Error).message}`,
+        { cause: error },
+      )
+    }
+  }
+
+  /** Lets go of the WAL file; the database is closed after. */
+  async close(): Promise<void> {
+    await this.#walSync?.close()
   }
 
   /** Queues an item (in the caller's transaction when there is one). */
@@ -209,17 +236,39 @@ export class OutboxStore {
       `SELECT state, COUNT(*) AS count FROM items WHERE (? IS NULL OR connection_id = ?)
          GROUP BY state`,
     ).all(connectionId ?? null, connectionId ?? null) as { state: OutboxState; count: number }[]
-    const counts: OutboxCounts = {
-      queued: 0,
-      sending: 0,
-      sent: 0,
-      needs_attention: 0,
-      conflict: 0,
-      uncertain: 0,
-      cancelled: 0,
-    }
-    for (const row of rows) counts[row.state] = row.count
-    return counts
+    return countsOf(rows)
+  }
+
+  /**
+   * The counts of the unresolved states (the others are 0): read through the state index, so
+   * that the history of sent items does not make them slower.
+   */
+  unresolvedCounts(connectionId?: string): OutboxCounts {
+    const rows = (
+      connectionId === undefined
+        ? this.#prepare(
+            `SELECT state, COUNT(*) AS count FROM items INDEXED BY items_by_state
+               WHERE state IN (${unresolvedList}) GROUP BY state`,
+          ).all()
+        : this.#prepare(
+            `SELECT state, COUNT(*) AS count FROM items INDEXED BY items_by_turn
+               WHERE state IN (${unresolvedList}) AND connection_id = ? GROUP BY state`,
+          ).all(connectionId)
+    ) as { state: OutboxState; count: number }[]
+    return countsOf(rows)
+  }
+
+  /** The ids of the items in a state (of a connection, or all), in no order. */
+  idsIn(state: OutboxState, connectionId?: string): number[] {
+    const rows = (
+      connectionId === undefined
+        ? this.#prepare('SELECT id FROM items INDEXED BY items_by_state WHERE state = ?').all(state)
+        : this.#prepare(
+            `SELECT id FROM items INDEXED BY items_by_turn
+               WHERE state = ? AND connection_id = (SELECT ?)`,
+          ).all(state, connectionId)
+    ) as { id: number }[]
+    return rows.map((row) => row.id)
   }
 
   /** Items waiting for the person or the network: what the top bar counts. */
@@ -230,10 +279,19 @@ export class OutboxStore {
     return row.count
   }
 
-  /** Connections with queued items. */
+  /**
+   * Connections with queued items: one step of the state index per connection, however many
+   * items are queued (the sender asks after every item).
+   */
   queuedConnections(): string[] {
     const rows = this.#prepare(
-      `SELECT DISTINCT connection_id FROM items INDEXED BY items_by_turn WHERE state = 'queued'`,
+      `WITH RECURSIVE queued (connection_id) AS (
+         SELECT MIN(connection_id) FROM items INDEXED BY items_by_turn WHERE state = 'queued'
+         UNION ALL
+         SELECT (SELECT MIN(connection_id) FROM items INDEXED BY items_by_turn
+                   WHERE state = 'queued' AND connection_id > queued.connection_id)
+           FROM queued WHERE queued.connection_id IS NOT NULL)
+       SELECT connection_id FROM queued WHERE connection_id IS NOT NULL`,
     ).all() as { connection_id: string }[]
     return rows.map((row) => row.connection_id)
   }
@@ -243,38 +301,55 @@ export class OutboxStore {
    * unresolved, with every dependency sent. Items that may have arrived already come first.
    */
   ready(connectionId: string, now: number, limit: number): OutboxItem[] {
+    // The connection and the limit are read through scalar subqueries: a bound value that SQLite
+    // sees while planning (its STAT4 build, here `= ?` and `LIMIT ?`) has the statement planned
+    // again at every run, which cost ten times the query itself (the sender asks after every item).
     const rows = this.#prepare(
       `SELECT * FROM items AS i INDEXED BY items_by_turn
-         WHERE i.state = 'queued' AND i.connection_id = @connectionId AND i.next_attempt_at <= @now
+         WHERE i.state = 'queued' AND i.connection_id = (SELECT @connectionId)
+           AND i.next_attempt_at <= @now
            AND NOT EXISTS (SELECT 1 FROM items AS e WHERE e.order_key = i.order_key
              AND e.id < i.id AND e.state IN (${unresolvedList}))
            AND NOT EXISTS (SELECT 1 FROM dependencies AS d JOIN items AS p ON p.id = d.depends_on
              WHERE d.item_id = i.id AND p.state <> 'sent')
-         ORDER BY i.in_doubt DESC, i.id LIMIT @limit`,
+         ORDER BY i.in_doubt DESC, i.id LIMIT (SELECT @limit)`,
     ).all({ connectionId, now, limit }) as ItemRow[]
     return rows.map(toItem)
   }
 
-  /** When the earliest queued item is next due, or null when none is queued. */
-  nextDueAt(): number | null {
-    const row = this.#prepare(
-      `SELECT MIN(next_attempt_at) AS due FROM items WHERE state = 'queued'`,
-    ).get() as { due: number | null }
+  /**
+   * When the earliest queued item is next due (of those due after `after`, when given), or null
+   * when none is.
+   */
+  nextDueAt(after?: number): number | null {
+    const row = (
+      after === undefined
+        ? this.#prepare(
+            `SELECT MIN(next_attempt_at) AS due FROM items WHERE state = 'queued'`,
+          ).get()
+        : this.#prepare(
+            `SELECT MIN(next_attempt_at) AS due FROM items INDEXED BY items_by_state
+               WHERE state = 'queued' AND next_attempt_at > ?`,
+          ).get(after)
+    ) as { due: number | null }
     return row.due
   }
 
   /**
-   * Committed before any request of the attempt that may change the server leaves: a crash from
-   * here on is in doubt. The look-ups before it (the snapshot, the conflict check) change
-   * nothing; the snapshot they took is saved here, with the state. Refused (AppError 'conflict')
-   * when the item changed since it was read (discarded or edited meanwhile).
+   * Committed before any request of the attempt that may change the server leaves, and on disk
+   * once `synced()` resolves, which the sender awaits before the request: a crash from here on is
+   * in doubt. (Where the WAL cannot be synced apart, the commit itself is synced.) The look-ups
+   * before it (the snapshot, the conflict check) change nothing; the snapshot they took is saved
+   * here, with the state. Refused (AppError 'conflict') when the item changed since it was read
+   * (discarded or edited meanwhile).
    */
   markSending(
     id: number,
     now: number,
     seen: { updatedAt: number; snapshot?: { value: unknown } },
   ): OutboxItem {
-    this.durably(() =>
+    const commit = this.#walSync ? this.transaction.bind(this) : this.durably.bind(this)
+    commit(() =>
       this.#update(
         id,
         `state = 'sending', attempts = attempts + 1, attempt_started_at = @now,
@@ -466,7 +541,11 @@ export class OutboxStore {
   }
 
   following(): OutboxItem[] {
-    return this.list({ states: ['sent'] }).filter((item) => item.following)
+    const rows = this.#prepare(
+      `SELECT * FROM items INDEXED BY items_by_state WHERE state = 'sent' AND following = 1
+         ORDER BY id`,
+    ).all() as ItemRow[]
+    return rows.map(toItem)
   }
 
   updateResult(id: number, result: JsonObject, following: boolean, now: number): void {
@@ -484,10 +563,11 @@ export class OutboxStore {
     kind: RecordKindName,
     ref: { id: number } | { item: number },
   ): OutboxItem[] {
+    // Values through scalar subqueries, as in `ready`: read paths ask for every record shown.
     const rows = this.#prepare(
-      `SELECT * FROM items WHERE connection_id = ? AND vault_id = ? AND record_kind = ?
-         AND ${'id' in ref ? 'record_id' : 'record_item'} = ? AND state IN (${unresolvedList})
-         ORDER BY id`,
+      `SELECT * FROM items WHERE connection_id = (SELECT ?) AND vault_id = (SELECT ?)
+         AND record_kind = (SELECT ?) AND ${'id' in ref ? 'record_id' : 'record_item'} = (SELECT ?)
+         AND state IN (${unresolvedList}) ORDER BY id`,
     ).all(connectionId, vaultId, kind, 'id' in ref ? ref.id : ref.item) as ItemRow[]
     return rows.map(toItem)
   }
@@ -495,8 +575,8 @@ export class OutboxStore {
   /** Unresolved items of every record of a kind, oldest first. */
   itemsOfKind(connectionId: string, vaultId: number, kind: RecordKindName): OutboxItem[] {
     const rows = this.#prepare(
-      `SELECT * FROM items WHERE connection_id = ? AND vault_id = ? AND record_kind = ?
-         AND state IN (${unresolvedList}) ORDER BY id`,
+      `SELECT * FROM items WHERE connection_id = (SELECT ?) AND vault_id = (SELECT ?)
+         AND record_kind = (SELECT ?) AND state IN (${unresolvedList}) ORDER BY id`,
     ).all(connectionId, vaultId, kind) as ItemRow[]
     return rows.map(toItem)
   }
@@ -537,6 +617,20 @@ export class OutboxStore {
       )
     }
   }
+}
+
+function countsOf(rows: readonly { state: OutboxState; count: number }[]): OutboxCounts {
+  const counts: OutboxCounts = {
+    queued: 0,
+    sending: 0,
+    sent: 0,
+    needs_attention: 0,
+    conflict: 0,
+    uncertain: 0,
+    cancelled: 0,
+  }
+  for (const row of rows) counts[row.state] = row.count
+  return counts
 }
 
 function parse<T>(text: string | null): T | null {

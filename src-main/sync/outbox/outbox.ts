@@ -55,8 +55,14 @@ export interface FlushResult {
   sentHere: boolean
 }
 
-/** How long item changes are gathered before one `outbox.changed` tells them. */
-const changeBatchMs = 25
+/**
+ * How long changes made by the sender are gathered before one `outbox.changed` (and one
+ * `records.changed` per vault) tells them: a few times a second is all a window needs, and a
+ * queue sent at the request limit changes items hundreds of times a second.
+ */
+const changeBatchMs = 200
+/** The same for the person's own actions (queue, retry, edit, discard), told sooner. */
+const actionBatchMs = 25
 
 /** What `list` shows by default: everything not yet sent nor discarded. */
 const defaultStates: readonly OutboxState[] = unresolvedStates
@@ -75,6 +81,11 @@ export class Outbox {
   readonly #sender: OutboxSender
   readonly #progress = new Map<number, UploadProgress>()
   readonly #changed = new Set<number>()
+  /** Kinds of cached records the sender or the follower changed, by connection and vault. */
+  readonly #recordsChanged = new Map<
+    string,
+    { connectionId: string; vaultId: number; kinds: Set<string> }
+  >()
   #notifyTimer: NodeJS.Timeout | undefined
   #notifyDue = 0
   #lastPending = -1
@@ -85,9 +96,14 @@ export class Outbox {
     this.#store = new OutboxStore(this.#db)
     this.#attachments = new AttachmentFolder(path.join(options.dataDir, 'outbox', 'attachments'))
     const log = options.log.child({ component: 'outbox' })
-    const onItems = (itemIds: number[]) => this.#noteChanged(itemIds)
-    const onRecords = (connectionId: string, vaultId: number, kind: string) =>
-      options.events.emit('records.changed', { connectionId, vaultId, kinds: [kind] })
+    const onItems = (itemIds: number[]) => this.#noteChanged(itemIds, changeBatchMs)
+    const onRecords = (connectionId: string, vaultId: number, kind: string) => {
+      const key = `${connectionId}\u0000${vaultId}`
+      const entry = this.#recordsChanged.get(key) ?? { connectionId, vaultId, kinds: new Set() }
+      this.#recordsChanged.set(key, entry)
+      entry.kinds.add(kind)
+      this.#schedule(changeBatchMs)
+    }
     const follower = new ImportFollower({
       store: this.#store,
       connection: options.connection,
@@ -140,7 +156,11 @@ export class Outbox {
     const copies: Attachment[] = []
     try {
       const items = await this.#queue(checked, copies)
-      this.#noteChanged(items.map((item) => item.id))
+      this.#noteChanged(
+        items.map((item) => item.id),
+        actionBatchMs,
+      )
+      this.#reportPending()
       this.#sender.kick()
       return items.map((item) => this.#view(item))
     } catch (error) {
@@ -160,7 +180,7 @@ export class Outbox {
   }
 
   counts(): OutboxChange['counts'] {
-    const counts = this.#store.counts()
+    const counts = this.#store.unresolvedCounts()
     return {
       queued: counts.queued,
       sending: counts.sending,
@@ -225,7 +245,10 @@ export class Outbox {
     for (const item of this.#store.list({ ids: discarded, states: ['cancelled'] })) {
       if (item.attachment) this.#attachments.remove(item.attachment)
     }
-    this.#noteChanged(discarded)
+    this.#noteChanged(discarded, actionBatchMs)
+    this.#reportPending()
+    // The record's next item, held behind this one, may go now.
+    this.#sender.kick()
     return { discarded }
   }
 
@@ -302,15 +325,13 @@ export class Outbox {
    * backoff, sent until nothing more can go; items that fail again wait for their next attempt.
    */
   async flush(connectionId?: string): Promise<FlushResult> {
-    const before = new Set(this.#store.list({ states: ['sent'] }).map((item) => item.id))
+    const before = new Set(this.#store.idsIn('sent', connectionId))
     if (this.#sender.sending) {
       this.#store.makeDue(this.#now(), connectionId)
       await this.#sender.idle()
     }
-    const sent = this.#store
-      .list({ states: ['sent'], ...(connectionId ? { connectionId } : {}) })
-      .filter((item) => !before.has(item.id)).length
-    const counts = this.#store.counts(connectionId)
+    const sent = this.#store.idsIn('sent', connectionId).filter((id) => !before.has(id)).length
+    const counts = this.#store.unresolvedCounts(connectionId)
     return {
       sent,
       queued: counts.queued + counts.sending,
@@ -336,6 +357,7 @@ export class Outbox {
     await this.#sender.stop()
     clearTimeout(this.#notifyTimer)
     this.#notify()
+    await this.#store.close()
     this.#db.close()
   }
 
@@ -542,16 +564,19 @@ export class Outbox {
   }
 
   #changedView(item: OutboxItem): OutboxItemView {
-    this.#noteChanged([item.id])
+    this.#noteChanged([item.id], actionBatchMs)
+    this.#reportPending()
     this.#sender.kick()
     return this.#view(item)
   }
 
-  /** The top bar's count follows at once; changes are told in batches every few tens of ms. */
-  #noteChanged(itemIds: readonly number[]): void {
+  /**
+   * Changes are told in batches (see `changeBatchMs`), with the top bar's count; after the
+   * person's own actions, the count follows at once.
+   */
+  #noteChanged(itemIds: readonly number[], delayMs: number): void {
     for (const id of itemIds) this.#changed.add(id)
-    this.#reportPending()
-    this.#schedule(changeBatchMs)
+    this.#schedule(delayMs)
   }
 
   /** The next `outbox.changed` goes out within `delayMs` (sooner if already due sooner). */
@@ -566,21 +591,29 @@ export class Outbox {
 
   #notify(): void {
     this.#notifyTimer = undefined
+    // The cache has the answers before the items say they were sent.
+    for (const { connectionId, vaultId, kinds } of this.#recordsChanged.values()) {
+      this.#options.events.emit('records.changed', { connectionId, vaultId, kinds: [...kinds] })
+    }
+    this.#recordsChanged.clear()
     const itemIds = [...this.#changed]
     this.#changed.clear()
-    const sending = new Set(this.#store.list({ states: ['sending'] }).map((item) => item.id))
-    for (const id of this.#progress.keys()) if (!sending.has(id)) this.#progress.delete(id)
+    if (this.#progress.size > 0) {
+      const sending = new Set(this.#store.idsIn('sending'))
+      for (const id of this.#progress.keys()) if (!sending.has(id)) this.#progress.delete(id)
+    }
     const progress = [...this.#progress].map(([itemId, { sentBytes, totalBytes }]) => ({
       itemId,
       sentBytes,
       totalBytes,
     }))
     if (itemIds.length === 0 && progress.length === 0) return
-    this.#options.events.emit('outbox.changed', { counts: this.counts(), itemIds, progress })
+    const counts = this.counts()
+    this.#reportPending(counts.pending)
+    this.#options.events.emit('outbox.changed', { counts, itemIds, progress })
   }
 
-  #reportPending(): void {
-    const pending = this.#store.unresolvedCount()
+  #reportPending(pending = this.#store.unresolvedCount()): void {
     if (pending === this.#lastPending) return
     this.#lastPending = pending
     this.#options.onPendingCount?.(pending)
