@@ -10,9 +10,22 @@ export interface CacheWriterData {
   file: string
 }
 
+/**
+ * A batch crosses in several messages with the same id, the writes of each appended to the
+ * last's; the worker commits it once the last (`final`) came, or drops what came when it is
+ * `abandoned` (the sender could not finish it).
+ */
 export interface CommitRequest {
   id: number
   writes: CacheWrite[]
+  final: boolean
+  abandoned?: true
+  /**
+   * A batch sent before this one to the same worker that must have committed for this one to
+   * commit: when it failed, this one fails too, unwritten (a sync pass hands its next page over
+   * before the last is committed, and must not store a page after one that was not).
+   */
+  after?: number
 }
 
 /** Closes the worker's connection, which ends the worker (the main thread has nothing waiting). */

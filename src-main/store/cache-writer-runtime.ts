@@ -3,6 +3,7 @@ import Database from 'better-sqlite3'
 import { AppError, type ErrorValue } from '../shared/app-error.ts'
 import { configureCache } from './cache-database.ts'
 import type { CommitAnswer, CommitRequest, Retire, Settled } from './cache-writer-protocol.ts'
+import type { CacheWrite } from './write-batch.ts'
 import { CacheWrites } from './cache-writes.ts'
 import { IdleSearchMerging } from './search-merging.ts'
 import { runWrites } from './write-batch.ts'
@@ -18,18 +19,50 @@ export function runCacheWriter(port: MessagePort, file: string): void {
   const writes = new CacheWrites(db)
   const merging = new IdleSearchMerging(db, () => port.postMessage({ settled: true } as Settled))
   const commit = db.transaction((request: CommitRequest) => runWrites(writes, request.writes))
-  port.on('message', (request: CommitRequest | Retire) => {
+  /** Batches that failed, which later batches may depend on (see CommitRequest.after). */
+  const failed = new Set<number>()
+  /** The writes of batches whose last part has not come yet. */
+  const partial = new Map<number, CacheWrite[]>()
+  port.on('message', (message: CommitRequest | Retire) => {
     merging.busy()
-    if ('retire' in request) {
+    if ('retire' in message) {
       db.close()
       port.close()
       return
     }
+    let writes = partial.get(message.id)
+    if (writes) writes.push(...message.writes)
+    else writes = message.writes
+    if (!message.final && !message.abandoned) {
+      partial.set(message.id, writes)
+      return
+    }
+    partial.delete(message.id)
+    if (message.abandoned) {
+      merging.idle()
+      return
+    }
+    const request = { ...message, writes }
     let answer: CommitAnswer
-    try {
-      answer = { id: request.id, results: commit.immediate(request) }
-    } catch (error) {
-      answer = { id: request.id, error: errorValueOf(error) }
+    if (request.after !== undefined && failed.has(request.after)) {
+      answer = {
+        id: request.id,
+        error: {
+          code: 'cancelled',
+          message: 'Not written: a write it follows was not stored.',
+        },
+      }
+    } else {
+      try {
+        answer = { id: request.id, results: commit.immediate(request) }
+      } catch (error) {
+        answer = { id: request.id, error: errorValueOf(error) }
+      }
+    }
+    if ('error' in answer) {
+      failed.add(request.id)
+      // Batches name one sent just before them: the last few failures are plenty.
+      if (failed.size > 64) failed.delete(failed.values().next().value!)
     }
     port.postMessage(answer)
     merging.idle()

@@ -10,7 +10,7 @@ import {
 } from './cache-writer-protocol.ts'
 import cacheWriterPath from './cache-writer-worker.ts?modulePath'
 import type { ApplyPageOptions, AppliedPage } from './cache-writes.ts'
-import { serialized, WriteBatch, type CacheWriteResult } from './write-batch.ts'
+import { serializedParts, WriteBatch, type CacheWriteResult } from './write-batch.ts'
 
 /** Room for the objects of several pages (a page of molecules parses to about 10 MB). */
 const youngGenerationMb = 64
@@ -23,6 +23,25 @@ const settledLifetimeMs = 10_000
 interface Waiting {
   resolve(results: CacheWriteResult[]): void
   reject(error: Error): void
+}
+
+/** A batch as the writer tracks it, for batches that name it as the one they follow. */
+interface Tracked {
+  /** Its request id once sent, and the worker it was sent to. */
+  id: number
+  worker: Worker | null
+  state: 'unsent' | 'sent' | 'committed' | 'failed'
+}
+
+export interface CommitOptions {
+  /**
+   * A commit (a promise this writer answered for an earlier batch) that must succeed for this
+   * batch to be written: if it failed, this batch fails too (`cancelled`) and writes nothing. So
+   * a sync pass may hand its next page over while the last one commits, the worker never idle
+   * while the main thread makes the next page ready, and still never store a page after one that
+   * was not stored.
+   */
+  after?: Promise<unknown>
 }
 
 /**
@@ -45,6 +64,8 @@ export class CacheWriter {
   readonly #exits = new Set<Promise<void>>()
   #nextId = 1
   #closed = false
+  /** Commits answered, by their promise, for CommitOptions.after. */
+  readonly #tracked = new WeakMap<Promise<unknown>, Tracked>()
 
   /** `onCommitted` runs on the main thread after every batch that committed. */
   constructor(file: string, onCommitted: () => void) {
@@ -59,32 +80,87 @@ export class CacheWriter {
 
   /**
    * Commits the batch's writes together; answers each write's result in order. Batches commit in
-   * the order they were given.
+   * the order they were given; with `after`, only if that earlier commit succeeded.
    */
-  commit(batch: WriteBatch): Promise<CacheWriteResult[]> {
-    return new Promise((resolve, reject) => {
+  commit(batch: WriteBatch, options: CommitOptions = {}): Promise<CacheWriteResult[]> {
+    const tracked: Tracked = { id: 0, worker: null, state: 'unsent' }
+    const promise = new Promise<CacheWriteResult[]>((resolve, reject) => {
+      const settle: Waiting = {
+        resolve: (results) => {
+          tracked.state = 'committed'
+          resolve(results)
+        },
+        reject: (error) => {
+          tracked.state = 'failed'
+          reject(error)
+        },
+      }
       const send = async () => {
-        const writes = await serialized(batch.writes)
+        const parts = serializedParts(batch.writes)
+        // The first part is made before anything is sent: a batch that cannot cross fails here.
+        let next = await parts.next()
         if (this.#closed) throw new AppError('cancelled', `The cache ${this.#file} is closed.`)
+        const after = options.after ? this.#tracked.get(options.after) : undefined
+        if (after?.state === 'failed' || after?.state === 'unsent') {
+          throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
+        }
         clearTimeout(this.#retiring)
         const worker = this.#started()
-        const request: CommitRequest = { id: this.#nextId++, writes }
-        this.#waiting.set(request.id, { resolve, reject })
+        const id = this.#nextId++
+        if (after?.state === 'sent' && after.worker !== worker) {
+          // Sent before this one to a worker that stopped since (and failed it).
+          throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
+        }
+        tracked.id = id
+        tracked.worker = worker
+        tracked.state = 'sent'
+        this.#waiting.set(id, settle)
         worker.ref()
-        worker.postMessage(request)
+        try {
+          // Each part crosses as it is made: the clone of a whole page held the thread too long.
+          for (;;) {
+            const writes = next.done ? [] : next.value
+            if (!next.done) next = await parts.next()
+            const request: CommitRequest = { id, writes, final: next.done === true }
+            // The worker knows whether that one committed (it may have failed meanwhile).
+            if (request.final && after && after.worker === worker) request.after = after.id
+            worker.postMessage(request)
+            if (request.final) break
+          }
+        } catch (error) {
+          worker.postMessage({
+            id,
+            writes: [],
+            final: true,
+            abandoned: true,
+          } satisfies CommitRequest)
+          this.#waiting.delete(id)
+          throw error
+        }
       }
-      this.#sending = this.#sending.then(send).catch(reject)
+      this.#sending = this.#sending.then(send).catch(settle.reject)
     })
+    this.#tracked.set(promise, tracked)
+    return promise
   }
 
-  async applyPage(
+  /** Commits one page (see WriteBatch.applyPage); `options.after` as for commit. */
+  applyPage(
     kind: string,
     vaultId: number | string,
     records: readonly unknown[],
     options: ApplyPageOptions = {},
+    commitOptions: CommitOptions = {},
   ): Promise<AppliedPage> {
-    const [applied] = await this.commit(new WriteBatch().applyPage(kind, vaultId, records, options))
-    return applied as AppliedPage
+    const committed = this.commit(
+      new WriteBatch().applyPage(kind, vaultId, records, options),
+      commitOptions,
+    )
+    const applied = committed.then(([result]) => result as AppliedPage)
+    // It stands for the same commit, as an `after` of later batches.
+    const tracked = this.#tracked.get(committed)
+    if (tracked) this.#tracked.set(applied, tracked)
+    return applied
   }
 
   /**

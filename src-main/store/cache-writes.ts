@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3'
 import { AppError } from '../shared/app-error.ts'
 import { recordKind, vaultIdOf, type RecordKindName } from './record-kinds.ts'
-import { isObject, toId } from './record-values.ts'
-import { RecordWriter, type PageRecord, type RejectedRecord } from './record-writer.ts'
+import { toId } from './record-values.ts'
+import { PageBuilder, type PreparedPage } from './record-rows.ts'
+import { RecordWriter, type RejectedRecord } from './record-writer.ts'
 import { SyncState } from './sync-state.ts'
 
 export interface ApplyPageOptions {
@@ -54,20 +55,25 @@ export class CacheWrites {
     this.#state = new SyncState(db)
   }
 
+  /** Stores a page of records, made ready on this thread (see applyPrepared). */
   applyPage(
     kindName: string,
     vaultId: number | string,
-    records: readonly PageRecord[],
+    records: readonly unknown[],
     options: ApplyPageOptions = {},
   ): AppliedPage {
-    const kind = recordKind(kindName)
-    const vault = kind.name === 'vaults' ? connectionVaultId : vaultIdOf(vaultId)
-    const parentId = parentIdOf(kind.name, options.parentId)
-    const written = this.#writer.write(kind, vault, records, parentId, options.keep)
+    const builder = pageBuilder(kindName, vaultId, options)
+    for (const record of records) builder.add(record)
+    return this.applyPrepared(builder.finish(), options)
+  }
+
+  /** Stores a page made ready by pageBuilder, and the cursor when given. */
+  applyPrepared(page: PreparedPage, options: ApplyPageOptions = {}): AppliedPage {
+    const written = this.#writer.write(page, options.keep)
     if (options.cursor !== undefined) {
-      this.#state.saveCursor(vault, kind.name, options.scope ?? '', options.cursor)
+      this.#state.saveCursor(page.vaultId, page.kind, options.scope ?? '', options.cursor)
     }
-    return { kind: kind.name, vaultId: vault, ...written }
+    return { kind: page.kind, vaultId: page.vaultId, ...written }
   }
 
   /**
@@ -89,14 +95,20 @@ export class CacheWrites {
    * Stores the vault list (GET /vaults) and forgets the vaults no longer in it, with everything
    * cached of them: records, search documents, cursors and last sync.
    */
-  replaceVaults(records: readonly PageRecord[]): AppliedPage {
-    const applied = this.applyPage('vaults', connectionVaultId, records)
-    const ids = records.flatMap(({ record }) => {
-      const id = isObject(record) ? toId(record.id) : null
-      return id === null ? [] : [id]
-    })
+  replaceVaults(records: readonly unknown[]): AppliedPage {
+    const builder = pageBuilder('vaults', connectionVaultId)
+    for (const record of records) builder.add(record)
+    return this.replacePreparedVaults(builder.finish())
+  }
+
+  /** replaceVaults with the vault list made ready by pageBuilder('vaults', connectionVaultId). */
+  replacePreparedVaults(page: PreparedPage): AppliedPage {
+    if (page.kind !== 'vaults') {
+      throw new AppError('invalid_argument', `A vault list cannot hold ${page.kind}.`)
+    }
+    const applied = this.applyPrepared(page)
     const vaults = recordKind('vaults')
-    for (const dropped of this.#writer.retainOnly(vaults, connectionVaultId, ids, null)) {
+    for (const dropped of this.#writer.retainOnly(vaults, connectionVaultId, page.rows.ids, null)) {
       this.#writer.dropVault(dropped)
       this.#state.forgetVault(dropped)
     }
@@ -122,6 +134,22 @@ export class CacheWrites {
   optimizeSearch(): void {
     this.#db.exec("INSERT INTO search_index (search_index) VALUES ('optimize')")
   }
+}
+
+/**
+ * A builder of a page of records of a kind for a vault (options.parentId, for listings nested
+ * under a parent), checked here: an unknown kind, a bad vault id or a parent where none applies
+ * throw before anything is made ready.
+ */
+export function pageBuilder(
+  kindName: string,
+  vaultId: number | string,
+  options: Pick<ApplyPageOptions, 'parentId'> = {},
+  firstIndex = 0,
+): PageBuilder {
+  const kind = recordKind(kindName)
+  const vault = kind.name === 'vaults' ? connectionVaultId : vaultIdOf(vaultId)
+  return new PageBuilder(kind, vault, parentIdOf(kind.name, options.parentId), firstIndex)
 }
 
 function parentIdOf(kind: RecordKindName, parentId: number | string | undefined): number | null {

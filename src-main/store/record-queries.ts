@@ -24,6 +24,8 @@ export interface ListOptions {
    * through their molecule's search document (which holds their identifiers and field values).
    */
   text?: string
+  /** Only records with these ids (a structure search's hits). */
+  ids?: readonly number[]
   sort?: string
   direction?: 'asc' | 'desc'
   /** 50 by default, at most 1000. */
@@ -60,6 +62,52 @@ export class RecordQueries {
 
   list(kindName: string, vaultId: number, options: ListOptions = {}): RecordPage {
     const kind = recordKind(kindName)
+    const sort = options.sort ?? 'name'
+    if (!kind.sortable.includes(sort)) {
+      throw new AppError(
+        'invalid_argument',
+        `${kind.name} cannot be sorted by "${sort}". Sortable: ${kind.sortable.join(', ')}.`,
+      )
+    }
+    const found = this.#condition(kind, vaultId, options)
+    if (found === null) return { kind: kind.name, total: 0, records: [] }
+    const { condition, params } = found
+    const direction = options.direction === 'desc' ? 'DESC' : 'ASC'
+    const total = this.#db
+      .prepare(`SELECT count(*) FROM ${kind.table} WHERE ${condition}`)
+      .pluck()
+      .get(params) as number
+    const rows = this.#db
+      .prepare(
+        `SELECT ${jsonOf(kind)} FROM ${kind.table} WHERE ${condition}
+           ORDER BY ${sort} ${direction}, row_id ${direction} LIMIT @limit OFFSET @offset`,
+      )
+      .pluck()
+      .all({
+        ...params,
+        limit: Math.min(Math.max(Math.trunc(options.limit ?? 50), 0), 1000),
+        offset: Math.max(Math.trunc(options.offset ?? 0), 0),
+      }) as string[]
+    return { kind: kind.name, total, records: rows.map(parseRecord) }
+  }
+
+  /** The ids of every record a list with these options would show (sort and paging aside). */
+  ids(kindName: string, vaultId: number, options: ListOptions = {}): number[] {
+    const kind = recordKind(kindName)
+    const found = this.#condition(kind, vaultId, options)
+    if (found === null) return []
+    return this.#db
+      .prepare(`SELECT id FROM ${kind.table} WHERE ${found.condition}`)
+      .pluck()
+      .all(found.params) as number[]
+  }
+
+  /** The WHERE clause of a list and its parameters, or null when the text matches nothing. */
+  #condition(
+    kind: RecordKind,
+    vaultId: number,
+    options: ListOptions,
+  ): { condition: string; params: Record<string, SqlValue> } | null {
     const where = ['vault_id = @vaultId']
     const params: Record<string, SqlValue> = { vaultId }
 
@@ -98,7 +146,7 @@ export class RecordQueries {
         throw new AppError('invalid_argument', `${kind.name} have no text to search.`)
       }
       const plan = this.#planner.plan(options.text, { vaultId, complete: true })
-      if (plan.match === null) return { kind: kind.name, total: 0, records: [] }
+      if (plan.match === null) return null
       params.match = plan.match
       params.searchedCode = searched.code
       const hits =
@@ -110,30 +158,11 @@ export class RecordQueries {
       )
     }
 
-    const sort = options.sort ?? 'name'
-    if (!kind.sortable.includes(sort)) {
-      throw new AppError(
-        'invalid_argument',
-        `${kind.name} cannot be sorted by "${sort}". Sortable: ${kind.sortable.join(', ')}.`,
-      )
+    if (options.ids !== undefined) {
+      params.ids = JSON.stringify(options.ids)
+      where.push('id IN (SELECT value FROM json_each(@ids))')
     }
-    const direction = options.direction === 'desc' ? 'DESC' : 'ASC'
-    params.limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 0), 1000)
-    params.offset = Math.max(Math.trunc(options.offset ?? 0), 0)
-    const condition = where.join(' AND ')
-    const { limit: _limit, offset: _offset, ...countParams } = params
-    const total = this.#db
-      .prepare(`SELECT count(*) FROM ${kind.table} WHERE ${condition}`)
-      .pluck()
-      .get(countParams) as number
-    const rows = this.#db
-      .prepare(
-        `SELECT ${jsonOf(kind)} FROM ${kind.table} WHERE ${condition}
-           ORDER BY ${sort} ${direction}, row_id ${direction} LIMIT @limit OFFSET @offset`,
-      )
-      .pluck()
-      .all(params) as string[]
-    return { kind: kind.name, total, records: rows.map(parseRecord) }
+    return { condition: where.join(' AND '), params }
   }
 
   get(kindName: string, vaultId: number, id: number): JsonObject | null {

@@ -1,31 +1,22 @@
 import type Database from 'better-sqlite3'
 import { AppError } from '../shared/app-error.ts'
+import { recordKind, recordKinds, type RecordKind } from './record-kinds.ts'
 import {
-  createdAtOf,
-  modifiedAtOf,
-  recordKind,
-  recordKinds,
-  type RecordKind,
-} from './record-kinds.ts'
-import { isObject, toId, type JsonObject, type SqlValue } from './record-values.ts'
-import { searchColumns, searchRowid } from './search-text.ts'
+  addDerived,
+  describe,
+  valueColumns,
+  type PreparedPage,
+  type PreparedRows,
+  type RejectedRecord,
+} from './record-rows.ts'
+import { toId, type JsonObject, type SqlValue } from './record-values.ts'
+import { searchRowid } from './search-text.ts'
 
-/** A record of a page that was not stored, and why (the rest of the page is). */
-export interface RejectedRecord {
-  index: number
-  reason: string
-}
+export type { RejectedRecord } from './record-rows.ts'
 
 export interface WrittenPage {
   stored: number
   rejected: RejectedRecord[]
-}
-
-/** A record of a page as it came: parsed, with the JSON text it was parsed from when known. */
-export interface PageRecord {
-  record: unknown
-  /** Stored as the record's JSON instead of serializing the record again. */
-  json?: string
 }
 
 interface KindStatements {
@@ -37,26 +28,6 @@ interface KindStatements {
   keptMembers: Database.Statement<[{ rowId: number; members: string }], string | null>
 }
 
-interface PreparedRecord {
-  id: number
-  record: JsonObject
-  /** In the order of valueColumns(kind). */
-  values: SqlValue[]
-}
-
-/** Where a batch nested in a molecule sits in it. */
-interface NestedIn {
-  moleculeId: number
-  position: number
-}
-
-/** A prepared record to index once it has its row. */
-interface Placed {
-  rowId: number
-  id: number
-  record: JsonObject
-}
-
 /**
  * Rows per multi-row INSERT. Each statement run costs a crossing into SQLite and a parse of its
  * arguments; 32 rows a run take about a sixth off writing small rows one by one.
@@ -65,12 +36,34 @@ const rowsPerInsert = 32
 
 const batches = recordKind('batches')
 
+/** A row written, and where its search columns and project ids are (row `row` of `rows`). */
+interface Placed {
+  rowId: number
+  rows: PreparedRows
+  row: number
+}
+
+/** The search columns and project ids of one record, as row 0. */
+function derivedRows(kind: RecordKind, vaultId: number, id: number, record: JsonObject) {
+  const rows: PreparedRows = {
+    width: 0,
+    ids: [],
+    values: [],
+    search: kind.searchOf ? [] : null,
+    projectStarts: kind.projectsOf ? [0] : null,
+    projects: [],
+  }
+  addDerived(rows, kind, vaultId, id, record)
+  return rows
+}
+
 /**
- * Writes pages of server records into the cache. New records are inserted many rows per statement
- * with row ids chosen here (one lookup per page finds which records are new), and so are their
- * search documents and project links; replaced records are updated one by one and their old
- * search document and links dropped. A molecule's batches are written from the same page without
- * serializing them again. Callers run it inside an immediate transaction.
+ * Writes pages of server records, made ready by record-rows.ts, into the cache. New records are
+ * inserted many rows per statement with row ids chosen here (one lookup per page finds which
+ * records are new), and so are their search documents and project links; replaced records are
+ * updated one by one and their old search document and links dropped. A molecule's batches are
+ * written from the same page (their JSON is the molecule's). Callers run it inside an immediate
+ * transaction.
  */
 export class RecordWriter {
   readonly #db: Database.Database
@@ -113,26 +106,15 @@ export class RecordWriter {
   }
 
   /**
-   * `keep`: members a record that lacks them takes over from the record it replaces (the plate
-   * statistics of a run, which only the single-run answer carries, when a list page replaces it).
+   * Writes a page made ready by record-rows.ts. `keep`: members a record that lacks them takes
+   * over from the record it replaces (the plate statistics of a run, which only the single-run
+   * answer carries, when a list page replaces it).
    */
-  write(
-    kind: RecordKind,
-    vaultId: number,
-    records: readonly PageRecord[],
-    parentId: number | null,
-    keep: readonly string[] = [],
-  ): WrittenPage {
-    const rejected: RejectedRecord[] = []
-    const prepared: PreparedRecord[] = []
-    records.forEach(({ record, json }, index) => {
-      const result = prepareRecord(kind, vaultId, record, index, parentId, null, json)
-      if ('reason' in result) rejected.push(result)
-      else prepared.push(result)
-    })
-    const replaced = this.#upsert(kind, vaultId, prepared, keep)
-    if (kind.name === 'molecules') this.#writeBatchesOf(vaultId, prepared, replaced, rejected)
-    return { stored: prepared.length, rejected }
+  write(page: PreparedPage, keep: readonly string[] = []): WrittenPage {
+    const kind = recordKind(page.kind)
+    const replaced = this.#upsert(kind, page.vaultId, page.rows, keep)
+    if (page.nested) this.#writeBatchesOf(page.vaultId, page.rows, page.nested, replaced)
+    return { stored: page.rows.ids.length, rejected: page.rejected }
   }
 
   /**
@@ -188,119 +170,126 @@ export class RecordWriter {
     return deleted
   }
 
-  /** Returns, for every record in order, whether it replaced one already cached. */
+  /** Returns, for every row in order, whether it replaced a record already cached. */
   #upsert(
     kind: RecordKind,
     vaultId: number,
-    prepared: readonly PreparedRecord[],
+    rows: PreparedRows,
     keep: readonly string[],
   ): boolean[] {
-    if (prepared.length === 0) return []
+    const { ids, width } = rows
+    if (ids.length === 0) return []
     const statements = this.#statementsFor(kind)
     const existing = new Map<number, number>()
-    const ids = JSON.stringify(prepared.map((item) => item.id))
-    for (const row of statements.existing.all(vaultId, ids)) existing.set(row.id, row.row_id)
-    const replaced = prepared.map((item) => existing.has(item.id))
+    for (const row of statements.existing.all(vaultId, JSON.stringify(ids))) {
+      existing.set(row.id, row.row_id)
+    }
+    const replaced = ids.map((id) => existing.has(id))
     // A record listed twice in a page is stored as its last occurrence says.
-    const last = new Map<number, PreparedRecord>()
-    for (const item of prepared) last.set(item.id, item)
+    const last = new Map<number, number>()
+    ids.forEach((id, row) => last.set(id, row))
     let nextRowId = (statements.lastRowId.get() ?? 0) + 1
     const { insert } = statements
     const placed: Placed[] = []
-    for (const item of last.values()) {
-      const rowId = existing.get(item.id)
+    for (const [id, row] of last) {
+      const start = row * width
+      const rowId = existing.get(id)
       if (rowId === undefined) {
         insert.value(nextRowId)
         insert.value(vaultId)
-        insert.value(item.id)
-        insert.values(item.values)
+        insert.value(id)
+        for (let column = start; column < start + width; column++)
+          insert.value(rows.values[column]!)
         insert.endRow()
-        placed.push({ rowId: nextRowId++, id: item.id, record: item.record })
+        placed.push({ rowId: nextRowId++, rows, row })
         continue
       }
-      if (keep.length > 0) this.#keepMembers(statements, rowId, item, keep)
-      item.values.push(rowId)
-      statements.update.run(item.values)
+      const values = rows.values.slice(start, start + width)
+      const record = keep.length > 0 ? this.#keepMembers(statements, rowId, values, keep) : null
+      values.push(rowId)
+      statements.update.run(values)
       this.#forget(kind, [rowId])
-      placed.push({ rowId, id: item.id, record: item.record })
+      // A record that took members over is searched and linked as it now is.
+      placed.push(
+        record
+          ? { rowId, rows: derivedRows(kind, vaultId, id, record), row: 0 }
+          : { rowId, rows, row },
+      )
     }
     insert.finish()
-    this.#index(kind, vaultId, placed)
+    this.#index(kind, placed)
     return replaced
   }
 
+  /**
+   * Takes the `keep` members the row's record lacks over from the cached record `rowId`: answers
+   * the record with them (its JSON in `values` rewritten), or null when nothing was taken.
+   */
   #keepMembers(
     statements: KindStatements,
     rowId: number,
-    item: PreparedRecord,
+    values: SqlValue[],
     keep: readonly string[],
-  ): void {
-    const missing = keep.filter((member) => !(member in item.record))
-    if (missing.length === 0) return
+  ): JsonObject | null {
+    const json = values.length - 1
+    const record = JSON.parse(values[json] as string) as JsonObject
+    const missing = keep.filter((member) => !(member in record))
+    if (missing.length === 0) return null
     const kept = statements.keptMembers.get({
       rowId,
       members: JSON.stringify(missing.map(jsonPath)),
     })
-    if (!kept) return
+    if (!kept) return null
     const members = JSON.parse(kept) as unknown[]
-    const record: JsonObject = { ...item.record }
     missing.forEach((member, index) => {
       if (members[index] !== null) record[member] = members[index]
     })
-    item.record = record
-    item.values[item.values.length - 1] = JSON.stringify(record)
+    values[json] = JSON.stringify(record)
+    return record
   }
 
   #writeBatchesOf(
     vaultId: number,
-    molecules: readonly PreparedRecord[],
+    molecules: PreparedRows,
+    nested: NonNullable<PreparedPage['nested']>,
     replaced: readonly boolean[],
-    rejected: RejectedRecord[],
   ): void {
-    const prepared: PreparedRecord[] = []
-    const lastOccurrence = new Map(molecules.map((molecule, index) => [molecule.id, index]))
-    molecules.forEach((molecule, index) => {
-      if (lastOccurrence.get(molecule.id) !== index) return
-      const nested = Array.isArray(molecule.record.batches) ? molecule.record.batches : []
-      const batchIds: number[] = []
-      nested.forEach((batch, position) => {
-        const where = { moleculeId: molecule.id, position }
-        const result = prepareRecord(batches, vaultId, batch, position, null, where)
-        if ('reason' in result) {
-          rejected.push({ index, reason: `molecule ${molecule.id}: batch ${result.reason}` })
-          return
-        }
-        prepared.push(result)
-        batchIds.push(result.id)
-      })
-      if (replaced[index]) {
-        const vanished = this.#vanishedBatches.all(vaultId, molecule.id, JSON.stringify(batchIds))
-        this.#forget(batches, vanished)
-      }
+    const batchIds = new Map<number, number[]>()
+    nested.owners.forEach((row, index) => {
+      let list = batchIds.get(row)
+      if (!list) batchIds.set(row, (list = []))
+      list.push(nested.ids[index]!)
     })
-    this.#upsert(batches, vaultId, prepared, [])
+    const last = new Map<number, number>()
+    molecules.ids.forEach((id, row) => last.set(id, row))
+    for (const [moleculeId, row] of last) {
+      if (!replaced[row]) continue
+      const kept = JSON.stringify(batchIds.get(row) ?? [])
+      this.#forget(batches, this.#vanishedBatches.all(vaultId, moleculeId, kept))
+    }
+    this.#upsert(batches, vaultId, nested, [])
   }
 
-  #index(kind: RecordKind, vaultId: number, placed: readonly Placed[]): void {
-    const { searchOf, projectsOf } = kind
-    if (searchOf) {
-      // A vault's own record is searched as part of that vault.
-      const own = kind.name === 'vaults'
-      const search = this.#searchInsert
-      for (const { rowId, id, record } of placed) {
-        search.value(searchRowid(rowId, kind.code))
-        search.values(searchColumns(searchOf(record), own ? id : vaultId))
-        search.endRow()
+  #index(kind: RecordKind, placed: readonly Placed[]): void {
+    if (kind.searchOf) {
+      const insert = this.#searchInsert
+      for (const { rowId, rows, row } of placed) {
+        insert.value(searchRowid(rowId, kind.code))
+        for (let column = row * 5; column < row * 5 + 5; column++) {
+          insert.value(rows.search![column]!)
+        }
+        insert.endRow()
       }
-      search.finish()
+      insert.finish()
     }
-    if (projectsOf) {
+    if (kind.projectsOf) {
       const links = this.#projectInsert
-      for (const { rowId, record } of placed) {
-        for (const projectId of new Set(projectsOf(record))) {
+      for (const { rowId, rows, row } of placed) {
+        const { projectStarts, projects } = rows
+        for (let index = projectStarts![row]!; index < projectStarts![row + 1]!; index++) {
           links.value(kind.code)
           links.value(rowId)
-          links.value(projectId)
+          links.value(projects[index]!)
           links.endRow()
         }
       }
@@ -395,60 +384,7 @@ class Batched {
   }
 }
 
-/** The columns written for every kind after row_id, vault_id and id: common, own, json. */
-function valueColumns(kind: RecordKind): string[] {
-  return [
-    'name',
-    'created_at',
-    'modified_at',
-    ...kind.columns.map((column) => column.column),
-    'json',
-  ]
-}
-
-const batchColumns = valueColumns(batches)
-const batchMoleculeId = batchColumns.indexOf('molecule_id')
-const batchPosition = batchColumns.indexOf('position')
-const batchJson = batchColumns.indexOf('json')
-
-function prepareRecord(
-  kind: RecordKind,
-  vaultId: number,
-  record: unknown,
-  index: number,
-  parentId: number | null,
-  nestedIn: NestedIn | null,
-  json?: string,
-): PreparedRecord | RejectedRecord {
-  if (!isObject(record)) {
-    return { index, reason: `record ${index} is not an object (${describe(record)})` }
-  }
-  const rawId = kind.idOf(record, vaultId)
-  const id = toId(rawId)
-  if (id === null) {
-    return { index, reason: `record ${index} has no integer id (id: ${describe(rawId)})` }
-  }
-  const values: SqlValue[] = [kind.nameOf(record), createdAtOf(record), modifiedAtOf(record)]
-  for (const { column, read } of kind.columns) {
-    const value = read(record)
-    values.push(value === null && column === kind.parentColumn ? parentId : value)
-  }
-  if (nestedIn) {
-    values[batchMoleculeId] ??= nestedIn.moleculeId
-    values[batchPosition] = nestedIn.position
-    values[batchJson] = null
-  } else {
-    values.push(json ?? JSON.stringify(record))
-  }
-  return { id, record, values }
-}
-
 /** A member name as a JSON path, quoted so that any name is taken literally. */
 function jsonPath(member: string): string {
   return `$."${member.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
-}
-
-function describe(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text
 }

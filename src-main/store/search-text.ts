@@ -44,14 +44,47 @@ function indexedText(values: readonly (string | null)[] | undefined): string {
   return text
 }
 
-/** A piece of a word after a joiner, and a test for three letters in it. */
-const afterJoiner = /[-_]+([^\s_-]+)/g
-const threeLetters = /\p{L}\P{L}*\p{L}\P{L}*\p{L}/u
+const letter = /\p{L}/u
+const space = /\s/
 
+/** Whether a code point is a letter; ASCII is answered without the pattern. */
+function isLetter(code: number): boolean {
+  if (code < 128) return (code | 32) >= 97 && (code | 32) <= 122
+  return letter.test(String.fromCodePoint(code))
+}
+
+function isSpace(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13)
+  return space.test(String.fromCodePoint(code))
+}
+
+/**
+ * Each piece of a word after a joiner (up to the next joiner or space) that has three letters,
+ * each after a space: what /[-_]+([^\s_-]+)/g finds, kept when it has three letters. A scan by
+ * character code, because this runs for several values of every record sync stores.
+ */
 function wordyParts(value: string): string {
   let parts = ''
-  for (const [, piece] of value.matchAll(afterJoiner)) {
-    if (threeLetters.test(piece!)) parts += ` ${piece}`
+  let index = 0
+  const length = value.length
+  while (index < length) {
+    const code = value.charCodeAt(index)
+    if (code !== 45 /* - */ && code !== 95 /* _ */) {
+      index++
+      continue
+    }
+    while (index < length && (value.charCodeAt(index) === 45 || value.charCodeAt(index) === 95)) {
+      index++
+    }
+    const start = index
+    let letters = 0
+    while (index < length) {
+      const next = value.codePointAt(index)!
+      if (next === 45 || next === 95 || isSpace(next)) break
+      if (letters < 3 && isLetter(next)) letters++
+      index += next > 0xffff ? 2 : 1
+    }
+    if (letters === 3) parts += ` ${value.slice(start, index)}`
   }
   return parts
 }

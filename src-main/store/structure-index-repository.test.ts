@@ -41,7 +41,7 @@ let repository: StructureIndexRepository
 beforeEach(() => {
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-structure-index-'))
   db = openDatabase(path.join(directory, 'cache.db'), [structureIndexMigration], 'test cache')
-  repository = new StructureIndexRepository(db)
+  repository = new StructureIndexRepository(db, 1)
 })
 
 afterEach(() => {
@@ -105,5 +105,26 @@ describe('StructureIndexRepository', () => {
     repository.remove([1])
     expect(db.prepare('SELECT count(*) FROM structure_depictions').pluck().get()).toBe(0)
     expect(repository.recordsAfter(null, 10)).toEqual([])
+  })
+
+  it('keeps the vaults of one cache apart: molecule ids are only unique within a vault', () => {
+    const other = new StructureIndexRepository(db, 2)
+    repository.save([parsed(1), parsed(2, { canonicalSmiles: 'CCN' })])
+    other.save([parsed(1, { contentHash: 'other-1', canonicalSmiles: 'CCN' })])
+    repository.saveDepiction(1, 'thumbnail', '<svg>vault 1</svg>')
+    other.saveDepiction(1, 'thumbnail', '<svg>vault 2</svg>')
+    expect(repository.contentHashes([1])).toEqual(new Map([[1, 'hash-1']]))
+    expect(other.contentHashes([1])).toEqual(new Map([[1, 'other-1']]))
+    expect(repository.idsByCanonicalSmiles('CCN')).toEqual([2])
+    expect(other.idsByCanonicalSmiles('CCN')).toEqual([1])
+    expect(other.depiction(1, 'thumbnail')).toBe('<svg>vault 2</svg>')
+    repository.remove([1])
+    expect(repository.depiction(1, 'thumbnail')).toBeUndefined()
+    expect(other.depiction(1, 'thumbnail')).toBe('<svg>vault 2</svg>')
+    expect(other.recordsAfter(null, 10).map((record) => record.id)).toEqual([1])
+    expect(repository.indexedCount()).toBe(1)
+    other.saveRecipe('1/2026.09.1')
+    expect(other.recipe()).toBe('1/2026.09.1')
+    expect(repository.recipe()).toBeNull()
   })
 })

@@ -4,21 +4,30 @@
  * the content hash it was computed from, and the depictions drawn from that structure.
  */
 import type Database from 'better-sqlite3'
-import type { DepictionSize } from '../chem/depiction.ts'
-import type { MolecularProperties } from '../chem/molecular-properties.ts'
+import type { DepictionSize } from '../chem/depiction-size.ts'
+import {
+  vaultPropertyFields,
+  type MolecularProperties,
+  type MolecularPropertyName,
+} from '../chem/molecular-properties.ts'
 import type { StructureIndexStore } from '../chem/structure-index-store.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'
 import type { Migration } from './migrations.ts'
 
 /**
- * The cache database's step that creates these tables. Property columns carry the vault's field
- * names and hold the values RDKit computed (the vault's own values are in known_properties).
- * Depictions are valid only while their content_hash equals the molecule's.
+ * The cache database's step that creates these tables. Molecule ids are only unique within a
+ * vault (a cache holds every vault of its connection), so rows are keyed by vault and molecule.
+ * Property columns carry the vault's field names and hold the values RDKit computed (the vault's
+ * own values are in known_properties). Depictions are valid only while their content_hash equals
+ * the molecule's. `source_modified_at` is the cached molecule's `modified_at` when ingest last
+ * looked at it, so that ingest reads only molecules that changed since; `structure_index_state`
+ * names the recipe (and RDKit) that computed a vault's index, so that a new one looks at all.
  */
 export const structureIndexMigration: Migration = (db) =>
   db.exec(`
     CREATE TABLE structure_index (
-      molecule_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      molecule_id INTEGER NOT NULL,
       content_hash TEXT NOT NULL,
       parse_error TEXT,
       canonical_smiles TEXT,
@@ -37,16 +46,25 @@ export const structureIndexMigration: Migration = (db) =>
       log_p REAL,
       topological_polar_surface_area REAL,
       known_properties TEXT NOT NULL DEFAULT '{}',
-      computed_at TEXT NOT NULL
+      computed_at TEXT NOT NULL,
+      source_modified_at TEXT,
+      PRIMARY KEY (vault_id, molecule_id)
     );
-    CREATE INDEX structure_index_by_canonical_smiles ON structure_index (canonical_smiles);
-    CREATE INDEX structure_index_by_inchikey ON structure_index (inchikey);
+    CREATE INDEX structure_index_by_canonical_smiles ON structure_index (vault_id, canonical_smiles);
+    CREATE INDEX structure_index_by_inchikey ON structure_index (vault_id, inchikey);
     CREATE TABLE structure_depictions (
-      molecule_id INTEGER NOT NULL REFERENCES structure_index (molecule_id) ON DELETE CASCADE,
+      vault_id INTEGER NOT NULL,
+      molecule_id INTEGER NOT NULL,
       size TEXT NOT NULL,
       content_hash TEXT NOT NULL,
       svg TEXT NOT NULL,
-      PRIMARY KEY (molecule_id, size)
+      PRIMARY KEY (vault_id, molecule_id, size),
+      FOREIGN KEY (vault_id, molecule_id)
+        REFERENCES structure_index (vault_id, molecule_id) ON DELETE CASCADE
+    );
+    CREATE TABLE structure_index_state (
+      vault_id INTEGER PRIMARY KEY,
+      recipe TEXT NOT NULL
     );
   `)
 
@@ -72,17 +90,43 @@ interface StructureRow {
   known_properties: string
 }
 
+/** A cached molecule as ingest reads it: its structure and what the vault computed for it. */
+export interface CachedMoleculeStructure {
+  id: number
+  /** The CXSMILES, else the SMILES, else the molfile the vault gave; null without any. */
+  structure: string | null
+  inchiKey: string | null
+  /** The vault's property values by its field names (heavy_atom_count, log_p...). */
+  fields: Record<string, unknown>
+  modifiedAt: string | null
+}
+
+/** The vault fields read with each molecule: those the properties of the index are named after. */
+const knownPropertyFields = Object.values(vaultPropertyFields).map((field) => field.moleculeField)
+
+/**
+ * The structure index of one vault of a connection's cache. Besides the StructureIndexStore that
+ * the engine uses, it reads the cached molecules that ingest must look at (new, changed, deleted).
+ */
 export class StructureIndexRepository implements StructureIndexStore {
   readonly #db: Database.Database
+  readonly #vaultId: number
   readonly #statements: Statements
+  #moleculeStatements: MoleculeStatements | undefined
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, vaultId: number) {
     this.#db = db
+    this.#vaultId = vaultId
     this.#statements = prepareStatements(db)
+  }
+
+  get vaultId(): number {
+    return this.#vaultId
   }
 
   recordsAfter(afterId: number | null, limit: number): StructureRecord[] {
     const rows = this.#statements.page.all(
+      this.#vaultId,
       afterId ?? Number.MIN_SAFE_INTEGER,
       limit,
     ) as StructureRow[]
@@ -90,7 +134,7 @@ export class StructureIndexRepository implements StructureIndexStore {
   }
 
   contentHashes(ids: readonly number[]): Map<number, string> {
-    const rows = this.#statements.hashes.all(JSON.stringify(ids)) as Pick<
+    const rows = this.#statements.hashes.all(this.#vaultId, JSON.stringify(ids)) as Pick<
       StructureRow,
       'molecule_id' | 'content_hash'
     >[]
@@ -101,63 +145,217 @@ export class StructureIndexRepository implements StructureIndexStore {
     const computedAt = new Date().toISOString()
     this.#db.transaction(() => {
       for (const record of records) {
-        this.#statements.upsert.run(toRow(record, computedAt))
-        this.#statements.dropDepictions.run(record.id)
+        this.#statements.upsert.run({ ...toRow(record, computedAt), vault_id: this.#vaultId })
+        this.#statements.dropDepictions.run(this.#vaultId, record.id)
       }
     })()
   }
 
   remove(ids: readonly number[]): void {
     this.#db.transaction(() => {
-      for (const id of ids) this.#statements.remove.run(id)
+      for (const id of ids) this.#statements.remove.run(this.#vaultId, id)
     })()
   }
 
   idsByCanonicalSmiles(canonicalSmiles: string): number[] {
-    return this.#statements.bySmiles.pluck().all(canonicalSmiles) as number[]
+    return this.#statements.bySmiles.pluck().all(this.#vaultId, canonicalSmiles) as number[]
   }
 
   idsByInchiKey(inchiKey: string): number[] {
-    return this.#statements.byInchiKey.pluck().all(inchiKey) as number[]
+    return this.#statements.byInchiKey.pluck().all(this.#vaultId, inchiKey) as number[]
   }
 
   parseError(id: number): string | null {
-    return (this.#statements.parseError.pluck().get(id) as string | null | undefined) ?? null
+    return (
+      (this.#statements.parseError.pluck().get(this.#vaultId, id) as string | null | undefined) ??
+      null
+    )
+  }
+
+  /** The names of the properties the vault gave for a molecule (empty when not indexed). */
+  knownPropertyNames(id: number): MolecularPropertyName[] {
+    const json = this.#statements.knownProperties.pluck().get(this.#vaultId, id) as
+      string | undefined
+    return json === undefined ? [] : (Object.keys(JSON.parse(json)) as MolecularPropertyName[])
   }
 
   depiction(id: number, size: DepictionSize): string | undefined {
-    return this.#statements.depiction.pluck().get(id, size) as string | undefined
+    return this.#statements.depiction.pluck().get(this.#vaultId, id, size) as string | undefined
   }
 
   saveDepiction(id: number, size: DepictionSize, svg: string): void {
-    this.#statements.saveDepiction.run({ id, size, svg })
+    this.#statements.saveDepiction.run({ vaultId: this.#vaultId, id, size, svg })
+  }
+
+  /** Molecules in the index. */
+  indexedCount(): number {
+    return this.#statements.indexedCount.pluck().get(this.#vaultId) as number
+  }
+
+  /** The recipe that computed the vault's index (see StructureEngine.recipe), or null. */
+  recipe(): string | null {
+    return (this.#statements.recipe.pluck().get(this.#vaultId) as string | undefined) ?? null
+  }
+
+  saveRecipe(recipe: string): void {
+    this.#statements.saveRecipe.run(this.#vaultId, recipe)
+  }
+
+  /** Remembers the `modified_at` of the cached molecules ingest has looked at. */
+  markSeen(molecules: readonly { id: number; modifiedAt: string | null }[]): void {
+    this.#db.transaction(() => {
+      for (const molecule of molecules)
+        this.#statements.markSeen.run(molecule.modifiedAt, this.#vaultId, molecule.id)
+    })()
+  }
+
+  // What ingest reads from the cached molecules (the cache's `molecules` table).
+
+  /** Molecules of the vault in the cache. */
+  moleculeCount(): number {
+    return this.#molecules().count.pluck().get(this.#vaultId) as number
+  }
+
+  /**
+   * The highest id of the next `size` cached molecules above `afterId` (null when there are none
+   * left): ingest walks the molecules in such ranges, so that each query stays short.
+   */
+  nextMoleculeRange(afterId: number | null, size: number): number | null {
+    return (
+      (this.#molecules()
+        .rangeEnd.pluck()
+        .get(this.#vaultId, afterId ?? Number.MIN_SAFE_INTEGER, size) as number | null) ?? null
+    )
+  }
+
+  /**
+   * The cached molecules with ids in (afterId, upTo] that ingest must look at: those not in the
+   * index and those whose `modified_at` changed since it last looked (all of them with `all`).
+   */
+  moleculesToIndex(afterId: number | null, upTo: number, all: boolean): CachedMoleculeStructure[] {
+    const rows = this.#molecules().toIndex.all({
+      vaultId: this.#vaultId,
+      afterId: afterId ?? Number.MIN_SAFE_INTEGER,
+      upTo,
+      all: all ? 1 : 0,
+    }) as MoleculeRow[]
+    return rows.map(toMoleculeStructure)
+  }
+
+  /** One cached molecule's structure, or undefined when the cache does not hold it. */
+  moleculeStructure(id: number): CachedMoleculeStructure | undefined {
+    const row = this.#molecules().one.get({ vaultId: this.#vaultId, id }) as MoleculeRow | undefined
+    return row ? toMoleculeStructure(row) : undefined
+  }
+
+  /** The highest id of the next `size` indexed molecules above `afterId`, or null: see below. */
+  nextIndexedRange(afterId: number | null, size: number): number | null {
+    return (
+      (this.#statements.indexedRangeEnd
+        .pluck()
+        .get(this.#vaultId, afterId ?? Number.MIN_SAFE_INTEGER, size) as number | null) ?? null
+    )
+  }
+
+  /** Indexed ids in (afterId, upTo] whose molecule the cache no longer holds. */
+  removedMolecules(afterId: number | null, upTo: number): number[] {
+    return this.#molecules()
+      .removed.pluck()
+      .all(this.#vaultId, afterId ?? Number.MIN_SAFE_INTEGER, upTo) as number[]
+  }
+
+  /** Prepared on first use: the structure tables exist without the record tables in unit tests. */
+  #molecules(): MoleculeStatements {
+    this.#moleculeStatements ??= prepareMoleculeStatements(this.#db)
+    return this.#moleculeStatements
+  }
+}
+
+interface MoleculeRow {
+  id: number
+  modified_at: string | null
+  cxsmiles: unknown
+  smiles: unknown
+  molfile: unknown
+  structure: unknown
+  inchi_key: unknown
+  fields: string | null
+}
+
+function toMoleculeStructure(row: MoleculeRow): CachedMoleculeStructure {
+  const text = [row.cxsmiles, row.smiles, row.molfile, row.structure].find(
+    (value): value is string => typeof value === 'string' && value.trim() !== '',
+  )
+  return {
+    id: row.id,
+    structure: text ?? null,
+    inchiKey: typeof row.inchi_key === 'string' && row.inchi_key !== '' ? row.inchi_key : null,
+    fields: row.fields ? (JSON.parse(row.fields) as Record<string, unknown>) : {},
+    modifiedAt: row.modified_at,
   }
 }
 
 type Statements = ReturnType<typeof prepareStatements>
+type MoleculeStatements = ReturnType<typeof prepareMoleculeStatements>
+
+function prepareMoleculeStatements(db: Database.Database) {
+  const fields = `json_object(${knownPropertyFields
+    .map((field) => `'${field}', json_extract(m.json, '$.${field}')`)
+    .join(', ')})`
+  const columns = `m.id, m.modified_at, json_extract(m.json, '$.cxsmiles') AS cxsmiles,
+    json_extract(m.json, '$.smiles') AS smiles, json_extract(m.json, '$.molfile') AS molfile,
+    json_extract(m.json, '$.structure') AS structure, json_extract(m.json, '$.inchi_key') AS inchi_key,
+    ${fields} AS fields`
+  return {
+    count: db.prepare('SELECT count(*) FROM molecules WHERE vault_id = ?'),
+    rangeEnd: db.prepare(
+      `SELECT max(id) FROM (SELECT id FROM molecules WHERE vault_id = ? AND id > ?
+         ORDER BY id LIMIT ?)`,
+    ),
+    toIndex: db.prepare(
+      `SELECT ${columns} FROM molecules m
+         LEFT JOIN structure_index s ON s.vault_id = m.vault_id AND s.molecule_id = m.id
+         WHERE m.vault_id = @vaultId AND m.id > @afterId AND m.id <= @upTo
+           AND (@all OR s.molecule_id IS NULL OR s.source_modified_at IS NOT m.modified_at)
+         ORDER BY m.id`,
+    ),
+    one: db.prepare(
+      `SELECT ${columns} FROM molecules m WHERE m.vault_id = @vaultId AND m.id = @id`,
+    ),
+    removed: db.prepare(
+      `SELECT s.molecule_id FROM structure_index s WHERE s.vault_id = ? AND s.molecule_id > ?
+         AND s.molecule_id <= ?
+         AND NOT EXISTS (SELECT 1 FROM molecules m WHERE m.vault_id = s.vault_id AND m.id = s.molecule_id)
+         ORDER BY s.molecule_id`,
+    ),
+  }
+}
 
 function prepareStatements(db: Database.Database) {
   return {
     page: db.prepare(
-      'SELECT * FROM structure_index WHERE molecule_id > ? ORDER BY molecule_id LIMIT ?',
+      `SELECT * FROM structure_index WHERE vault_id = ? AND molecule_id > ?
+         ORDER BY molecule_id LIMIT ?`,
     ),
     hashes: db.prepare(
       `SELECT molecule_id, content_hash FROM structure_index
-           WHERE molecule_id IN (SELECT value FROM json_each(?))`,
+           WHERE vault_id = ? AND molecule_id IN (SELECT value FROM json_each(?))`,
     ),
     upsert: db.prepare(`
           INSERT INTO structure_index (
-            molecule_id, content_hash, parse_error, canonical_smiles, inchikey, pattern_fp, morgan_fp,
-            pickle, heavy_atom_count, num_aromatic_rings, num_h_bond_acceptors, num_h_bond_donors,
-            num_rotatable_bonds, num_rule_of_5_violations, molecular_weight, exact_mass, log_p,
-            topological_polar_surface_area, known_properties, computed_at
+            vault_id, molecule_id, content_hash, parse_error, canonical_smiles, inchikey,
+            pattern_fp, morgan_fp, pickle, heavy_atom_count, num_aromatic_rings,
+            num_h_bond_acceptors, num_h_bond_donors, num_rotatable_bonds, num_rule_of_5_violations,
+            molecular_weight, exact_mass, log_p, topological_polar_surface_area, known_properties,
+            computed_at
           ) VALUES (
-            @molecule_id, @content_hash, @parse_error, @canonical_smiles, @inchikey, @pattern_fp,
-            @morgan_fp, @pickle, @heavy_atom_count, @num_aromatic_rings, @num_h_bond_acceptors,
-            @num_h_bond_donors, @num_rotatable_bonds, @num_rule_of_5_violations, @molecular_weight,
-            @exact_mass, @log_p, @topological_polar_surface_area, @known_properties, @computed_at
+            @vault_id, @molecule_id, @content_hash, @parse_error, @canonical_smiles, @inchikey,
+            @pattern_fp, @morgan_fp, @pickle, @heavy_atom_count, @num_aromatic_rings,
+            @num_h_bond_acceptors, @num_h_bond_donors, @num_rotatable_bonds,
+            @num_rule_of_5_violations, @molecular_weight, @exact_mass, @log_p,
+            @topological_polar_surface_area, @known_properties, @computed_at
           )
-          ON CONFLICT (molecule_id) DO UPDATE SET
+          ON CONFLICT (vault_id, molecule_id) DO UPDATE SET
             content_hash = excluded.content_hash, parse_error = excluded.parse_error,
             canonical_smiles = excluded.canonical_smiles, inchikey = excluded.inchikey,
             pattern_fp = excluded.pattern_fp, morgan_fp = excluded.morgan_fp, pickle = excluded.pickle,
@@ -172,24 +370,47 @@ function prepareStatements(db: Database.Database) {
             topological_polar_surface_area = excluded.topological_polar_surface_area,
             known_properties = excluded.known_properties, computed_at = excluded.computed_at
         `),
-    dropDepictions: db.prepare('DELETE FROM structure_depictions WHERE molecule_id = ?'),
-    remove: db.prepare('DELETE FROM structure_index WHERE molecule_id = ?'),
+    dropDepictions: db.prepare(
+      'DELETE FROM structure_depictions WHERE vault_id = ? AND molecule_id = ?',
+    ),
+    remove: db.prepare('DELETE FROM structure_index WHERE vault_id = ? AND molecule_id = ?'),
     bySmiles: db.prepare(
-      'SELECT molecule_id FROM structure_index WHERE canonical_smiles = ? ORDER BY molecule_id',
+      `SELECT molecule_id FROM structure_index WHERE vault_id = ? AND canonical_smiles = ?
+         ORDER BY molecule_id`,
     ),
     byInchiKey: db.prepare(
-      'SELECT molecule_id FROM structure_index WHERE inchikey = ? ORDER BY molecule_id',
+      'SELECT molecule_id FROM structure_index WHERE vault_id = ? AND inchikey = ? ORDER BY molecule_id',
     ),
-    parseError: db.prepare('SELECT parse_error FROM structure_index WHERE molecule_id = ?'),
+    parseError: db.prepare(
+      'SELECT parse_error FROM structure_index WHERE vault_id = ? AND molecule_id = ?',
+    ),
+    knownProperties: db.prepare(
+      'SELECT known_properties FROM structure_index WHERE vault_id = ? AND molecule_id = ?',
+    ),
+    indexedCount: db.prepare('SELECT count(*) FROM structure_index WHERE vault_id = ?'),
+    indexedRangeEnd: db.prepare(
+      `SELECT max(molecule_id) FROM (SELECT molecule_id FROM structure_index
+         WHERE vault_id = ? AND molecule_id > ? ORDER BY molecule_id LIMIT ?)`,
+    ),
+    recipe: db.prepare('SELECT recipe FROM structure_index_state WHERE vault_id = ?'),
+    saveRecipe: db.prepare(
+      `INSERT INTO structure_index_state (vault_id, recipe) VALUES (?, ?)
+         ON CONFLICT (vault_id) DO UPDATE SET recipe = excluded.recipe`,
+    ),
+    markSeen: db.prepare(
+      'UPDATE structure_index SET source_modified_at = ? WHERE vault_id = ? AND molecule_id = ?',
+    ),
     depiction: db.prepare(`
           SELECT d.svg FROM structure_depictions d
-          JOIN structure_index s ON s.molecule_id = d.molecule_id AND s.content_hash = d.content_hash
-          WHERE d.molecule_id = ? AND d.size = ?
+          JOIN structure_index s ON s.vault_id = d.vault_id AND s.molecule_id = d.molecule_id
+            AND s.content_hash = d.content_hash
+          WHERE d.vault_id = ? AND d.molecule_id = ? AND d.size = ?
         `),
     saveDepiction: db.prepare(`
-          INSERT INTO structure_depictions (molecule_id, size, content_hash, svg)
-          SELECT molecule_id, @size, content_hash, @svg FROM structure_index WHERE molecule_id = @id
-          ON CONFLICT (molecule_id, size) DO UPDATE SET
+          INSERT INTO structure_depictions (vault_id, molecule_id, size, content_hash, svg)
+          SELECT vault_id, molecule_id, @size, content_hash, @svg FROM structure_index
+            WHERE vault_id = @vaultId AND molecule_id = @id
+          ON CONFLICT (vault_id, molecule_id, size) DO UPDATE SET
             content_hash = excluded.content_hash, svg = excluded.svg
         `),
   }

@@ -9,6 +9,7 @@ import { RecordQueries, type ListOptions, type RecordPage } from './record-queri
 import { toId, type JsonObject } from './record-values.ts'
 import { SearchIndex, type SearchOptions, type SearchResult } from './search-index.ts'
 import { SearchQueryPlanner } from './search-query.ts'
+import { StructureIndexRepository } from './structure-index-repository.ts'
 import { SyncState, type VaultSync } from './sync-state.ts'
 
 export { connectionVaultId, type ApplyPageOptions, type AppliedPage } from './cache-writes.ts'
@@ -80,8 +81,7 @@ export class VaultCache {
         `A page of ${recordKind(kindName).name} must be an array of records.`,
       )
     }
-    const page = records.map((record) => ({ record }))
-    return this.#write(() => this.#writes.applyPage(kindName, vaultId, page, options))
+    return this.#write(() => this.#writes.applyPage(kindName, vaultId, records, options))
   }
 
   /**
@@ -102,8 +102,7 @@ export class VaultCache {
    * cursors and last sync.
    */
   replaceVaults(records: readonly unknown[]): AppliedPage {
-    const page = records.map((record) => ({ record }))
-    return this.#write(() => this.#writes.replaceVaults(page))
+    return this.#write(() => this.#writes.replaceVaults(records))
   }
 
   cursor(kindName: string, vaultId: number | string, scope = ''): unknown {
@@ -126,6 +125,16 @@ export class VaultCache {
 
   list(kindName: string, vaultId: number | string, options: ListOptions = {}): RecordPage {
     return this.#queries.list(kindName, vaultIdOf(vaultId), options)
+  }
+
+  /** The ids of every record a list with these options would show (sort and paging aside). */
+  ids(kindName: string, vaultId: number | string, options: ListOptions = {}): number[] {
+    return this.#queries.ids(kindName, vaultIdOf(vaultId), options)
+  }
+
+  /** The structure index of one vault's molecules (fingerprints, properties, depictions). */
+  structureIndex(vaultId: number): StructureIndexRepository {
+    return new StructureIndexRepository(this.#db, vaultId)
   }
 
   get(kindName: string, vaultId: number | string, id: number | string): JsonObject | null {

@@ -1,19 +1,28 @@
 import { AppError } from '../shared/app-error.ts'
-import type { ApplyPageOptions, AppliedPage, CacheWrites } from './cache-writes.ts'
-import type { PageRecord } from './record-writer.ts'
+import {
+  connectionVaultId,
+  pageBuilder,
+  type ApplyPageOptions,
+  type AppliedPage,
+  type CacheWrites,
+} from './cache-writes.ts'
+import type { PreparedPage } from './record-rows.ts'
 
 /**
- * One write of a batch, as plain data that crosses to the cache writer's worker. Records travel
- * as JSON text: serializing a page costs the sender a few milliseconds (far less than cloning
- * its objects), and the text parsed on the other side is the very text stored.
+ * One write of a batch, as plain data that crosses to the cache writer's worker. Pages travel
+ * made ready for their tables (record-rows.ts) by the sender, from the records it holds anyway:
+ * their JSON text, column values, search columns and project links in flat arrays. Cloning those
+ * costs less than parsing the JSON again would, and the worker neither parses JSON nor reads
+ * records: it only writes. A page crosses in parts of a hundred records or so (each its own
+ * message, so that no clone holds the sender long), written one after the other in the batch's
+ * transaction; `continues` marks every part but the last, which alone saves the cursor.
  */
 export type CacheWrite =
   | {
       type: 'page'
-      kind: string
-      vaultId: number | string
-      records: (string | null)[]
-      options: ApplyPageOptions
+      page: PreparedPage
+      options: Omit<ApplyPageOptions, 'parentId'>
+      continues?: true
     }
   | {
       type: 'retain'
@@ -22,7 +31,7 @@ export type CacheWrite =
       ids: readonly unknown[]
       parentId?: number | string
     }
-  | { type: 'vaults'; records: (string | null)[] }
+  | { type: 'vaults'; page: PreparedPage }
   | { type: 'cursor'; kind: string; vaultId: number | string; cursor: unknown; scope: string }
   | { type: 'synced'; vaultId: number | string; at: string }
   | { type: 'optimize' }
@@ -35,15 +44,23 @@ type VaultsWrite = Extract<CacheWrite, { type: 'vaults' }>
 
 /** A write as a batch holds it: records stay objects until the writer sends the batch. */
 export type BatchWrite =
-  | (Omit<PageWrite, 'records'> & { records: readonly unknown[] })
-  | (Omit<VaultsWrite, 'records'> & { records: readonly unknown[] })
+  | {
+      type: 'page'
+      kind: string
+      vaultId: number | string
+      records: readonly unknown[]
+      options: ApplyPageOptions
+    }
+  | { type: 'vaults'; records: readonly unknown[] }
   | Exclude<CacheWrite, PageWrite | VaultsWrite>
 
 /**
- * Records serialized between two yields to the event loop: about a millisecond of work, so that
- * handing a page of a thousand molecules to the writer never holds the main thread for a frame.
+ * Records made ready and sent as one part of a page, between two yields to the event loop: about
+ * a millisecond of work (parts of 128 held a busy machine's main thread past a frame at the 99th
+ * percentile), so that handing a page of a thousand molecules to the writer never holds the main
+ * thread for a frame. A multiple of the rows of one multi-row INSERT.
  */
-const recordsPerSlice = 250
+const recordsPerPart = 64
 
 /** Writes that commit together, in one transaction, or not at all. */
 export class WriteBatch {
@@ -94,62 +111,106 @@ export class WriteBatch {
   }
 }
 
-/** The writes as they cross to the worker, records as JSON text, yielding between slices. */
-export async function serialized(writes: readonly BatchWrite[]): Promise<CacheWrite[]> {
-  const crossing: CacheWrite[] = []
+/**
+ * The writes as they cross to the worker, in parts: pages made ready a part at a time, yielding
+ * to the event loop between parts. Throws, before any part, for an unknown kind, a bad vault id
+ * or a parent where none applies.
+ */
+export async function* serializedParts(
+  writes: readonly BatchWrite[],
+): AsyncGenerator<CacheWrite[]> {
+  // Checked first, so that a batch fails before any of it is sent.
   for (const write of writes) {
-    if (write.type !== 'page' && write.type !== 'vaults') {
-      crossing.push(write)
+    if (write.type === 'page') pageBuilder(write.kind, write.vaultId, write.options)
+  }
+  let others: CacheWrite[] = []
+  for (const write of writes) {
+    if (write.type === 'page') {
+      if (others.length > 0) yield others
+      others = []
+      yield* pageParts(write)
+    } else if (write.type === 'vaults') {
+      const builder = pageBuilder('vaults', connectionVaultId)
+      for (const record of write.records) builder.add(record)
+      others.push({ type: 'vaults', page: builder.finish() })
+    } else {
+      others.push(write)
+    }
+  }
+  if (others.length > 0) yield others
+}
+
+/**
+ * A page in parts. Written one after the other in one transaction, they store what the page
+ * would: a record in two parts is replaced by its later occurrence, as within a part.
+ */
+async function* pageParts(
+  write: Extract<BatchWrite, { type: 'page' }>,
+): AsyncGenerator<CacheWrite[]> {
+  const { kind, vaultId, records, options } = write
+  const { parentId: _parentId, ...rest } = options
+  const { cursor: _cursor, ...withoutCursor } = rest
+  for (let start = 0; ; start += recordsPerPart) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve))
+    const end = Math.min(records.length, start + recordsPerPart)
+    const builder = pageBuilder(kind, vaultId, options, start)
+    for (let index = start; index < end; index++) builder.add(records[index])
+    const page = builder.finish()
+    if (end >= records.length) {
+      yield [{ type: 'page', page, options: rest }]
+      return
+    }
+    yield [{ type: 'page', page, options: withoutCursor, continues: true }]
+  }
+}
+
+/**
+ * Runs a batch's writes in order (the caller holds the transaction); answers one result per
+ * write as the batch held it (the parts of a page answer together).
+ */
+export function runWrites(cache: CacheWrites, writes: readonly CacheWrite[]): CacheWriteResult[] {
+  const results: CacheWriteResult[] = []
+  /** The parts of a page written so far, answered together with its last. */
+  let earlier: AppliedPage | undefined
+  for (const write of writes) {
+    if (write.type !== 'page') {
+      results.push(runWrite(cache, write))
       continue
     }
-    const texts: (string | null)[] = []
-    for (let start = 0; start < write.records.length; start += recordsPerSlice) {
-      if (start > 0) await new Promise((resolve) => setImmediate(resolve))
-      for (const record of write.records.slice(start, start + recordsPerSlice)) {
-        texts.push(jsonText(record))
-      }
-    }
-    crossing.push({ ...write, records: texts })
+    const applied: AppliedPage = cache.applyPrepared(write.page, write.options)
+    const sum: AppliedPage = earlier
+      ? {
+          ...applied,
+          stored: earlier.stored + applied.stored,
+          rejected: [...earlier.rejected, ...applied.rejected],
+        }
+      : applied
+    earlier = write.continues ? sum : undefined
+    if (!write.continues) results.push(sum)
   }
-  return crossing
+  if (earlier) throw new AppError('internal', 'The last part of a page never came.')
+  return results
 }
 
-/** Runs a batch's writes in order (the caller holds the transaction). */
-export function runWrites(cache: CacheWrites, writes: readonly CacheWrite[]): CacheWriteResult[] {
-  return writes.map((write) => {
-    switch (write.type) {
-      case 'page':
-        return cache.applyPage(write.kind, write.vaultId, pageRecords(write.records), write.options)
-      case 'retain':
-        return cache.retainOnly(write.kind, write.vaultId, write.ids, {
-          ...(write.parentId === undefined ? {} : { parentId: write.parentId }),
-        })
-      case 'vaults':
-        return cache.replaceVaults(pageRecords(write.records))
-      case 'cursor':
-        cache.saveCursor(write.kind, write.vaultId, write.cursor, write.scope)
-        return null
-      case 'synced':
-        cache.recordSync(write.vaultId, write.at)
-        return null
-      case 'optimize':
-        cache.optimizeSearch()
-        return null
-    }
-  })
-}
-
-/** A record as JSON text; null for what JSON cannot hold, which the store then rejects. */
-function jsonText(record: unknown): string | null {
-  try {
-    return JSON.stringify(record) ?? null
-  } catch {
-    return null
+function runWrite(
+  cache: CacheWrites,
+  write: Exclude<CacheWrite, { type: 'page' }>,
+): CacheWriteResult {
+  switch (write.type) {
+    case 'retain':
+      return cache.retainOnly(write.kind, write.vaultId, write.ids, {
+        ...(write.parentId === undefined ? {} : { parentId: write.parentId }),
+      })
+    case 'vaults':
+      return cache.replacePreparedVaults(write.page)
+    case 'cursor':
+      cache.saveCursor(write.kind, write.vaultId, write.cursor, write.scope)
+      return null
+    case 'synced':
+      cache.recordSync(write.vaultId, write.at)
+      return null
+    case 'optimize':
+      cache.optimizeSearch()
+      return null
   }
-}
-
-function pageRecords(texts: readonly (string | null)[]): PageRecord[] {
-  return texts.map((json) =>
-    json === null ? { record: undefined } : { record: JSON.parse(json) as unknown, json },
-  )
 }

@@ -20,28 +20,35 @@ export async function exportPass(
   let position: PassPosition = { ...start, offset: 0, lastId: null }
   let ordered = true
   let chunk: unknown[] = []
-  // The commit of one page runs while the stream reads the next.
+  // A page is handed over while the one before it commits and the stream reads the next; it
+  // commits only after the one before it did (CommitPage).
   let committing: Promise<void> = Promise.resolve()
   const flush = async () => {
     const page = chunk
     chunk = []
-    await committing
     position = {
       ...position,
       offset: position.offset + page.length,
       lastId: ordered ? idOf(page.at(-1)) : null,
     }
+    const previous = committing
     committing = commit(page, position, total)
     committing.catch(() => {})
+    await previous
   }
-  for await (const record of finished.records(call)) {
-    const id = idOf(record)
-    if (ordered && id !== null && ids.length > 0 && id <= ids.at(-1)!) ordered = false
-    pushId(ids, record)
-    chunk.push(record)
-    if (chunk.length === pageSize) await flush()
+  try {
+    for await (const record of finished.records(call)) {
+      const id = idOf(record)
+      if (ordered && id !== null && ids.length > 0 && id <= ids.at(-1)!) ordered = false
+      pushId(ids, record)
+      chunk.push(record)
+      if (chunk.length === pageSize) await flush()
+    }
+    if (chunk.length > 0) await flush()
+    await committing
+  } finally {
+    // A pass stopped by a failure leaves nothing of its own running.
+    await committing.catch(() => {})
   }
-  if (chunk.length > 0) await flush()
-  await committing
   return { position, ids, total }
 }

@@ -8,7 +8,12 @@ import type { PassPosition } from './kind-cursor.ts'
  */
 export const pageSize = 1000
 
-/** Stores one page with the position it brings the pass to, in one transaction. */
+/**
+ * Stores one page with the position it brings the pass to, in one transaction; resolves once it
+ * is committed. A pass calls it for its next page before the last one is committed (at most two
+ * in flight), so it must hand pages to the store in the order it is called and never commit a
+ * page after one that failed (CacheWriter's `after`).
+ */
 export type CommitPage = (
   records: readonly unknown[],
   position: PassPosition,
@@ -33,7 +38,9 @@ interface Answer {
  * server orders every listing by id, so after the first page each request starts one record
  * early: that record must be the last one committed. When it is not, records before it were
  * deleted meanwhile and the rest moved down; the pass steps back a page rather than skip any.
- * The next page is requested while the current one is being committed.
+ * The next page is requested while the current one is being committed, and handed over to be
+ * committed while the one before it still is (so that the store is never idle waiting for the
+ * next page to be made ready): a page commits only after the one before it did.
  */
 export async function pagedPass(
   fetchPage: (window: PageWindow) => Promise<Page<unknown>>,
@@ -54,28 +61,41 @@ export async function pagedPass(
   }
   let position = start
   let pending = request(position)
-  for (;;) {
-    const { requestOffset, page } = await pending
-    const records = page.objects
-    const total = page.count ?? null
-    if (movedDown(position, requestOffset, records)) {
-      position = { ...position, offset: Math.max(0, position.offset - pageSize) }
-      pending = request(position)
-      continue
+  /** The page handed over last, maybe not committed yet. */
+  let committing: Promise<void> = Promise.resolve()
+  try {
+    for (;;) {
+      const { requestOffset, page } = await pending
+      const records = page.objects
+      const total = page.count ?? null
+      if (movedDown(position, requestOffset, records)) {
+        position = { ...position, offset: Math.max(0, position.offset - pageSize) }
+        pending = request(position)
+        continue
+      }
+      const reached: PassPosition = {
+        ...position,
+        offset: requestOffset + records.length,
+        lastId: highestId(position.lastId, records),
+      }
+      const finished =
+        records.length === 0 ||
+        (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
+      if (!finished) pending = request(reached)
+      const previous = committing
+      committing = commit(records, reached, total)
+      committing.catch(() => {})
+      await previous
+      position = reached
+      if (ids) for (const record of records) pushId(ids, record)
+      if (finished) {
+        await committing
+        return { position, ids, total }
+      }
     }
-    const reached: PassPosition = {
-      ...position,
-      offset: requestOffset + records.length,
-      lastId: highestId(position.lastId, records),
-    }
-    const finished =
-      records.length === 0 ||
-      (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
-    if (!finished) pending = request(reached)
-    await commit(records, reached, total)
-    position = reached
-    if (ids) for (const record of records) pushId(ids, record)
-    if (finished) return { position, ids, total }
+  } finally {
+    // A pass stopped by a failure leaves nothing of its own running.
+    await committing.catch(() => {})
   }
 }
 

@@ -267,14 +267,25 @@ class KindPull {
     return 'pulled'
   }
 
+  /**
+   * Commits the pages of one pass, each through the writer after the one before it (CommitPage):
+   * calls come in page order, and each takes its place in that order when it reaches the writer,
+   * since every call awaits the same server time first.
+   */
   #committer(kind: RecordKindName, cursor: KindCursor, keep?: readonly string[]): CommitPage {
     const { cache, context, observer } = this.#options
+    let last: Promise<AppliedPage> | undefined
     return async (records, position, total) => {
       const pass = { ...position, startedAt: position.startedAt ?? (await this.#serverStart()) }
-      const applied = await cache.writer.applyPage(kind, context.vaultId, records, {
-        cursor: { ...cursor, pass } satisfies KindCursor,
-        ...(keep ? { keep } : {}),
-      })
+      const stored = cache.writer.applyPage(
+        kind,
+        context.vaultId,
+        records,
+        { cursor: { ...cursor, pass } satisfies KindCursor, ...(keep ? { keep } : {}) },
+        last ? { after: last } : {},
+      )
+      last = stored
+      const applied = await stored
       this.#noteRejected(applied)
       if (kind === 'readout_rows') this.#noteReadouts(records)
       observer.progress(kind, position.offset, total)

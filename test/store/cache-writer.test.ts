@@ -45,6 +45,7 @@ describe('the cache writer: sync commits pages in a worker thread', () => {
       null,
     ])
     expect(store.lastSyncs()).toEqual([{ vaultId: 1, lastSyncAt: '2024-06-01T00:00:00.000Z' }])
+    await expect(store.writer.commit(new WriteBatch())).resolves.toEqual([])
 
     const failing = store.writer.commit(
       new WriteBatch()
@@ -57,6 +58,22 @@ describe('the cache writer: sync commits pages in a worker thread', () => {
     })
     expect(store.counts()[1]?.molecules).toBeUndefined()
     expect(store.cursor('molecules', 1)).toBeNull()
+  })
+
+  it('sends a large page in parts that commit as one page', async () => {
+    const store = openCache()
+    const records: unknown[] = moleculeRecords(150)
+    records[100] = 'junk'
+    const [again] = moleculeRecords(1, 5)
+    const batches = again!.batches as unknown[]
+    records[140] = { ...again!, name: 'Renamed', batches: batches.slice(0, 1) }
+    const applied = await store.writer.applyPage('molecules', 1, records, { cursor: 'page 1' })
+    expect(applied).toMatchObject({ stored: 149, rejected: [{ index: 100 }] })
+    expect(store.cursor('molecules', 1)).toBe('page 1')
+    expect(store.counts()[1]?.molecules).toBe(148)
+    expect(store.get('molecules', 1, 5)?.name).toBe('Renamed')
+    const ofFive = store.list('batches', 1, { filters: { molecule_id: 5 } }).records
+    expect(ofFive).toEqual(batches.slice(0, 1))
   })
 
   it('stores records as sent and names those it cannot read', async () => {
@@ -85,6 +102,45 @@ describe('the cache writer: sync commits pages in a worker thread', () => {
     await committing
     expect(store.counts()[1]).toMatchObject({ molecules: 1010, projects: written })
     expect(written).toBeGreaterThan(1)
+  })
+
+  it('writes a batch given while the one it follows commits only if that one committed', async () => {
+    const store = openCache()
+    const first = store.writer.applyPage('molecules', 1, moleculeRecords(2), { cursor: 'page 1' })
+    const second = store.writer.applyPage(
+      'molecules',
+      1,
+      moleculeRecords(2, 3),
+      { cursor: 'page 2' },
+      { after: first },
+    )
+    await expect(second).resolves.toMatchObject({ stored: 2 })
+    expect(store.cursor('molecules', 1)).toBe('page 2')
+
+    // The third fails in the worker; the fourth, handed over meanwhile, is not written.
+    const third = store.writer.commit(
+      new WriteBatch()
+        .applyPage('molecules', 1, moleculeRecords(2, 5), { cursor: 'page 3' })
+        .retainOnly('molecules', 1, ['x']),
+      { after: second },
+    )
+    const fourth = store.writer.applyPage(
+      'molecules',
+      1,
+      moleculeRecords(2, 7),
+      { cursor: 'page 4' },
+      { after: third },
+    )
+    const unrelated = store.writer.applyPage('projects', 1, [{ id: 1, name: 'P' }])
+    await expect(third).rejects.toMatchObject({ code: 'validation' })
+    await expect(fourth).rejects.toMatchObject({ code: 'cancelled' })
+    await expect(unrelated).resolves.toMatchObject({ stored: 1 })
+    expect(store.cursor('molecules', 1)).toBe('page 2')
+    expect(store.counts()[1]).toMatchObject({ molecules: 4, projects: 1 })
+    // Following a batch that already failed fails at once.
+    await expect(
+      store.writer.applyPage('molecules', 1, moleculeRecords(1, 9), {}, { after: fourth }),
+    ).rejects.toMatchObject({ code: 'cancelled' })
   })
 
   it('merges the search index into one segment once it is idle, and search still finds all', async () => {

@@ -77,6 +77,21 @@ describe('sync writes: pages, cursors, overlap and deletions', () => {
     expect(store.list('molecules', 1, { projectId: 4 }).total).toBe(1)
   })
 
+  it('stores a molecule listed twice in a page as its last occurrence, batches included', () => {
+    const store = openCache()
+    const [molecule] = moleculeRecords(1, 2) // batches 20, 21, 22
+    const batches = molecule!.batches as Record<string, unknown>[]
+    const earlier = { ...molecule!, name: 'Earlier', batches: [batches[0], { id: 'bad' }] }
+    const later = { ...molecule!, name: 'Later', batches: [batches[1], batches[2]] }
+    const applied = store.applyPage('molecules', 1, [earlier, later])
+    expect(applied.rejected).toEqual([])
+    expect(store.get('molecules', 1, 2)?.name).toBe('Later')
+    const stored = store.list('batches', 1, { filters: { molecule_id: 2 }, sort: 'id' })
+    expect(stored.records.map((batch) => batch.id)).toEqual([21, 22])
+    expect(store.get('batches', 1, 22)).toEqual(batches[2])
+    expect(store.list('batches', 1, { projectId: 3 }).total).toBe(2)
+  })
+
   it('stores the readable records of a page and names the ones it cannot read', () => {
     const store = openCache()
     const [good] = moleculeRecords(1)

@@ -1,0 +1,245 @@
+import { createdAtOf, modifiedAtOf, recordKind, type RecordKind } from './record-kinds.ts'
+import type { RecordKindName } from './record-kinds.ts'
+import { isObject, toId, type JsonObject, type SqlValue } from './record-values.ts'
+import { searchColumns } from './search-text.ts'
+
+/** A record of a page that was not stored, and why (the rest of the page is). */
+export interface RejectedRecord {
+  /** Its position in the page (a batch nested in a molecule: the molecule's). */
+  index: number
+  reason: string
+}
+
+/**
+ * Records of one kind made ready for their table: everything the writer needs, derived once from
+ * the records, as plain data in flat arrays (cheap to hand to the cache writer's worker, which
+ * then neither parses JSON nor reads records). Row `i` has:
+ * - `ids[i]`, the server id;
+ * - `width` values from `values[i * width]`, in the order of valueColumns(kind), its JSON last
+ *   (null for a batch nested in its molecule, whose JSON is read from the molecule's);
+ * - when the kind has search documents, its five search columns from `search[i * 5]`;
+ * - when the kind links projects, the project ids `projects[projectStarts[i]]` up to
+ *   `projects[projectStarts[i + 1]]`.
+ */
+export interface PreparedRows {
+  width: number
+  ids: number[]
+  values: SqlValue[]
+  search: string[] | null
+  projectStarts: number[] | null
+  projects: number[]
+}
+
+/** A page of records made ready for the cache (see PageBuilder). */
+export interface PreparedPage {
+  kind: RecordKindName
+  /** The vault the records are stored under (connectionVaultId for vaults themselves). */
+  vaultId: number
+  rows: PreparedRows
+  /**
+   * The batches nested in a page of molecules, for the last occurrence of each molecule in the
+   * page; `owners[j]` is the row (in `rows`) of the molecule of batch `j`.
+   */
+  nested: (PreparedRows & { owners: number[] }) | null
+  /** Records that could not be read, in the order: records of the page, then nested batches. */
+  rejected: RejectedRecord[]
+}
+
+/** The columns written for every kind after row_id, vault_id and id: common, own, json. */
+export function valueColumns(kind: RecordKind): string[] {
+  return [
+    'name',
+    'created_at',
+    'modified_at',
+    ...kind.columns.map((column) => column.column),
+    'json',
+  ]
+}
+
+const batches = recordKind('batches')
+const batchColumns = valueColumns(batches)
+const batchMoleculeId = batchColumns.indexOf('molecule_id')
+const batchPosition = batchColumns.indexOf('position')
+
+function emptyRows(kind: RecordKind): PreparedRows {
+  return {
+    width: kind.columns.length + 4,
+    ids: [],
+    values: [],
+    search: kind.searchOf ? [] : null,
+    projectStarts: kind.projectsOf ? [0] : null,
+    projects: [],
+  }
+}
+
+/**
+ * Makes a page (or a part of one) of records ready for the cache, then `finish` answers it. Records that are not objects with an integer
+ * id, or cannot be written as JSON, are rejected with the reason; the rest are kept. A molecule's
+ * nested batches are made ready with it; should a molecule come twice in a page, only the
+ * batches of its last occurrence are kept.
+ */
+export class PageBuilder {
+  readonly #kind: RecordKind
+  readonly #vaultId: number
+  readonly #parentId: number | null
+  readonly #rows: PreparedRows
+  readonly #rejected: RejectedRecord[] = []
+  /** Molecules only: their batches, and the batches that could not be read (with their row). */
+  readonly #nested: NonNullable<PreparedPage['nested']> | null
+  readonly #nestedRejected: (RejectedRecord & { row: number })[] = []
+  #index: number
+
+  /** `firstIndex`: the position in its page of the first record given (a page made in parts). */
+  constructor(kind: RecordKind, vaultId: number, parentId: number | null, firstIndex = 0) {
+    this.#kind = kind
+    this.#vaultId = vaultId
+    this.#parentId = parentId
+    this.#index = firstIndex
+    this.#rows = emptyRows(kind)
+    this.#nested = kind.name === 'molecules' ? { ...emptyRows(batches), owners: [] } : null
+  }
+
+  /** Adds the next record of the page; `json` is its JSON text when the caller has it. */
+  add(record: unknown, json?: string): void {
+    const index = this.#index++
+    const rows = this.#rows
+    const reason = addRow(rows, this.#kind, this.#vaultId, record, index, this.#parentId, json)
+    if (reason !== null) {
+      this.#rejected.push({ index, reason })
+      return
+    }
+    const nested = this.#nested
+    if (!nested) return
+    const row = rows.ids.length - 1
+    const moleculeId = rows.ids[row]!
+    const list = (record as JsonObject).batches
+    if (!Array.isArray(list)) return
+    list.forEach((batch, position) => {
+      const nestedIn = { moleculeId, position }
+      const why = addRow(nested, batches, this.#vaultId, batch, position, null, null, nestedIn)
+      if (why === null) nested.owners.push(row)
+      else
+        this.#nestedRejected.push({
+          index,
+          row,
+          reason: `molecule ${moleculeId}: batch ${why}`,
+        })
+    })
+  }
+
+  finish(): PreparedPage {
+    const rows = this.#rows
+    let nested = this.#nested
+    let nestedRejected = this.#nestedRejected
+    if (nested) {
+      const lastRow = new Map<number, number>()
+      rows.ids.forEach((id, row) => lastRow.set(id, row))
+      if (lastRow.size < rows.ids.length) {
+        // A molecule listed twice: the batches of its earlier occurrences go.
+        const isLast = (row: number) => lastRow.get(rows.ids[row]!) === row
+        nested = keepRows(nested, isLast)
+        nestedRejected = nestedRejected.filter(({ row }) => isLast(row))
+      }
+    }
+    const rejected = [
+      ...this.#rejected,
+      ...nestedRejected.map(({ index, reason }) => ({ index, reason })),
+    ]
+    return { kind: this.#kind.name, vaultId: this.#vaultId, rows, nested, rejected }
+  }
+}
+
+/** The nested rows whose owner passes the test, in order. */
+function keepRows(
+  nested: NonNullable<PreparedPage['nested']>,
+  keep: (owner: number) => boolean,
+): NonNullable<PreparedPage['nested']> {
+  const kept: NonNullable<PreparedPage['nested']> = { ...emptyRows(batches), owners: [] }
+  const { width } = nested
+  nested.owners.forEach((owner, row) => {
+    if (!keep(owner)) return
+    kept.owners.push(owner)
+    kept.ids.push(nested.ids[row]!)
+    kept.values.push(...nested.values.slice(row * width, (row + 1) * width))
+    if (nested.search) kept.search!.push(...nested.search.slice(row * 5, row * 5 + 5))
+    if (nested.projectStarts) {
+      const starts = nested.projectStarts
+      kept.projects.push(...nested.projects.slice(starts[row], starts[row + 1]))
+      kept.projectStarts!.push(kept.projects.length)
+    }
+  })
+  return kept
+}
+
+/** Where a batch nested in a molecule sits in it. */
+interface NestedIn {
+  moleculeId: number
+  position: number
+}
+
+/**
+ * Appends a record's row; answers null, or why the record cannot be stored (nothing appended).
+ * `json`: its JSON text, serialized here when not given; null for a nested batch (none stored).
+ */
+function addRow(
+  rows: PreparedRows,
+  kind: RecordKind,
+  vaultId: number,
+  record: unknown,
+  index: number,
+  parentId: number | null,
+  json?: string | null,
+  nestedIn?: NestedIn,
+): string | null {
+  if (!isObject(record)) return `record ${index} is not an object (${describe(record)})`
+  const rawId = kind.idOf(record, vaultId)
+  const id = toId(rawId)
+  if (id === null) return `record ${index} has no integer id (id: ${describe(rawId)})`
+  let text: string | null | undefined = json
+  if (text === undefined) {
+    try {
+      text = JSON.stringify(record)
+    } catch (error) {
+      return `record ${index} cannot be written as JSON (${(error as Error).message})`
+    }
+  }
+  const { values } = rows
+  const start = values.length
+  values.push(kind.nameOf(record), createdAtOf(record), modifiedAtOf(record))
+  for (const { column, read } of kind.columns) {
+    const value = read(record)
+    values.push(value === null && column === kind.parentColumn ? parentId : value)
+  }
+  if (nestedIn) {
+    values[start + batchMoleculeId] ??= nestedIn.moleculeId
+    values[start + batchPosition] = nestedIn.position
+  }
+  values.push(text)
+  rows.ids.push(id)
+  addDerived(rows, kind, vaultId, id, record)
+  return null
+}
+
+/** Appends what a row's record gives besides its columns: its search columns and projects. */
+export function addDerived(
+  rows: PreparedRows,
+  kind: RecordKind,
+  vaultId: number,
+  id: number,
+  record: JsonObject,
+): void {
+  if (rows.search && kind.searchOf) {
+    // A vault's own record is searched as part of that vault.
+    const scope = kind.name === 'vaults' ? id : vaultId
+    rows.search.push(...searchColumns(kind.searchOf(record), scope))
+  }
+  if (rows.projectStarts && kind.projectsOf) {
+    for (const projectId of new Set(kind.projectsOf(record))) rows.projects.push(projectId)
+    rows.projectStarts.push(rows.projects.length)
+  }
+}
+
+export function describe(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
+}
