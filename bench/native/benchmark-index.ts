@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import type Database from 'better-sqlite3'
+import Database from 'better-sqlite3'
 import { StructureEngine } from '../../src-main/chem/structure-engine.ts'
 import type { SynchronizeSummary } from '../../src-main/chem/structure-synchronization.ts'
 import { ChemWorkerPool } from '../../src-main/chem/worker-pool.ts'
@@ -39,10 +39,10 @@ export async function openBenchmarkIndex(
   const remove = (): void => {
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true })
   }
-  if (options.fresh) remove()
+  if (options.fresh || hasStaleLayout(file)) remove()
   const db = openDatabase(file, [structureIndexMigration], 'the benchmark structure index')
   const pool = new ChemWorkerPool()
-  const engine = await StructureEngine.open({ pool, store: new StructureIndexRepository(db) })
+  const engine = await StructureEngine.open({ pool, store: new StructureIndexRepository(db, 1) })
   return {
     db,
     pool,
@@ -72,4 +72,16 @@ export async function synchronizeBenchmarkIndex(
       },
     },
   )
+}
+
+/** An index kept from before the structure index was keyed by vault is built again. */
+function hasStaleLayout(file: string): boolean {
+  if (!fs.existsSync(file)) return false
+  const db = new Database(file, { readonly: true })
+  try {
+    const columns = db.prepare('PRAGMA table_info(structure_index)').all() as { name: string }[]
+    return columns.length > 0 && !columns.some((column) => column.name === 'vault_id')
+  } finally {
+    db.close()
+  }
 }

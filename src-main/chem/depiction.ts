@@ -3,14 +3,10 @@
  * substructure query matched highlighted. The background is left transparent so that one cached
  * drawing serves the light and the dark theme.
  */
+import { depictionSizes, type DepictionSize } from './depiction-size.ts'
+
+export { depictionSizes, type DepictionSize } from './depiction-size.ts'
 import type { Mol } from './rdkit-toolkit.ts'
-
-export const depictionSizes = {
-  thumbnail: { width: 160, height: 120 },
-  detail: { width: 480, height: 360 },
-} as const
-
-export type DepictionSize = keyof typeof depictionSizes
 
 export interface Highlight {
   atoms: number[]

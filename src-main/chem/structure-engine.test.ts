@@ -87,7 +87,7 @@ beforeAll(async () => {
   pool = new ChemWorkerPool({ size: 2 })
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-chem-'))
   db = openDatabase(path.join(directory, 'cache.db'), [structureIndexMigration], 'test cache')
-  repository = new StructureIndexRepository(db)
+  repository = new StructureIndexRepository(db, 1)
   engine = await StructureEngine.open({ pool, store: repository })
   await engine.synchronize(molecules())
 })

@@ -4,6 +4,7 @@
  * RDKit runs only in the pool's workers; this class runs on the main thread and never parses.
  */
 import { AppError } from '../shared/app-error.ts'
+import { recipeVersion } from './content-hash.ts'
 import { silentLogger, type Logger } from '../shared/logger.ts'
 import type { DepictionSize } from './depiction.ts'
 import { slotState } from './index-buffers.ts'
@@ -90,6 +91,19 @@ export class StructureEngine {
       unparseable: engine.#index.unparseableCount,
     })
     return engine
+  }
+
+  /**
+   * What computes the index: the recipe and the RDKit version. Stored beside an index, so that a
+   * new one makes every molecule be looked at again (content hashes then differ).
+   */
+  get recipe(): string {
+    return `${recipeVersion}/${this.#rdkitVersion}`
+  }
+
+  /** Whether the index holds this molecule (parsed or flagged unparseable). */
+  has(id: number): boolean {
+    return this.#index.has(id)
   }
 
   /** Molecules in the index, how many could not be parsed, and the shared memory it holds. */

@@ -1,4 +1,4 @@
-import type { DepictionSize } from './depiction.ts'
+import type { DepictionSize } from './depiction-size.ts'
 import type { StructureRecord } from './structure-record.ts'
 
 /**

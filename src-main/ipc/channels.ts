@@ -4,6 +4,7 @@
  * Each domain lists its own channels in `<domain>/channels.ts`.
  */
 import { appChannels } from './app/channels.ts'
+import { chemChannels } from './chem/channels.ts'
 import { connectionChannels } from './connections/channels.ts'
 import { demoChannels } from './demo/channels.ts'
 import { outboxChannels } from './outbox/channels.ts'
@@ -19,6 +20,7 @@ export const requestChannels = [
   ...recordChannels,
   ...syncChannels,
   ...outboxChannels,
+  ...chemChannels,
 ] as const
 
 export type RequestChannel = (typeof requestChannels)[number]

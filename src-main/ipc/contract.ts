@@ -8,6 +8,7 @@ import type { AppEventName, AppEvents } from '../shared/events.ts'
 import type { Result } from '../shared/result.ts'
 import { appSchemas, type AppResults } from './app/contract.ts'
 import type { RequestChannel } from './channels.ts'
+import { chemSchemas, type ChemResults } from './chem/contract.ts'
 import { connectionSchemas, type ConnectionResults } from './connections/contract.ts'
 import { demoSchemas, type DemoResults } from './demo/contract.ts'
 import { outboxSchemas, type OutboxResults } from './outbox/contract.ts'
@@ -24,6 +25,7 @@ export const requestSchemas = {
   ...recordSchemas,
   ...syncSchemas,
   ...outboxSchemas,
+  ...chemSchemas,
 } satisfies Record<RequestChannel, z.ZodType>
 
 export interface RequestResults
@@ -34,7 +36,8 @@ export interface RequestResults
     VaultResults,
     RecordResults,
     SyncResults,
-    OutboxResults {}
+    OutboxResults,
+    ChemResults {}
 
 /** Fails to compile when the results and the channel list disagree. */
 export type EveryResultTyped = AssertNever<
@@ -76,7 +79,20 @@ export type {
   RecordKindInfo,
   RecordSearchHit,
   RecordSearchResult,
+  StructureCriterionArgs,
+  PropertyRangesArgs,
+  StructureSearchInfo,
 } from './records/contract.ts'
+export type {
+  Depiction,
+  MoleculeProperties,
+  PropertyName,
+  QueryDepiction,
+  ServerToolResult,
+  StructureIndexState,
+  StructureQueryLanguage,
+} from './chem/contract.ts'
+export type { ChemIndexProgress } from '../shared/events.ts'
 export type { SyncSettings } from './sync/contract.ts'
 export type { OutboxItemView, PendingRecord, StagedFileView } from './outbox/contract.ts'
 export type { OutboxChange } from '../shared/events.ts'

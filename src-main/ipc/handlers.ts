@@ -1,5 +1,6 @@
 import type { Services } from '../services/index.ts'
 import { appHandlers } from './app/handlers.ts'
+import { chemHandlers } from './chem/handlers.ts'
 import { connectionHandlers } from './connections/handlers.ts'
 import { demoHandlers } from './demo/handlers.ts'
 import { outboxHandlers } from './outbox/handlers.ts'
@@ -18,5 +19,6 @@ export function createHandlers(services: Services): RequestHandlers {
     ...recordHandlers(services),
     ...syncHandlers(services),
     ...outboxHandlers(services),
+    ...chemHandlers(services),
   }
 }

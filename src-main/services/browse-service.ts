@@ -11,6 +11,8 @@ import type { OutboxState } from '../sync/outbox/outbox-item.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { PendingRecord } from '../sync/outbox/pending-records.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
+import { AppError } from '../shared/app-error.ts'
+import type { StructureListOptions, StructurePage } from './chem-results.ts'
 
 export interface CachedVault {
   id: number
@@ -83,6 +85,11 @@ export interface BrowseOutbox {
   log?: Logger
 }
 
+/** What answers structure and property searches of molecules (the ChemService). */
+export interface StructureLists {
+  list(connectionId: string, vaultId: number, options: StructureListOptions): Promise<StructurePage>
+}
+
 /**
  * What the UI and the CLI read: vaults, records, links and search, from a connection's cache
  * only; browsing never waits on the network. With the outbox, records show the changes still
@@ -92,10 +99,12 @@ export interface BrowseOutbox {
 export class BrowseService {
   readonly #runtimes: ConnectionRuntimes
   readonly #outbox: Outbox | null
+  readonly #structures: StructureLists | null
 
-  constructor(runtimes: ConnectionRuntimes, pending?: BrowseOutbox) {
+  constructor(runtimes: ConnectionRuntimes, pending?: BrowseOutbox, structures?: StructureLists) {
     this.#runtimes = runtimes
     this.#outbox = pending?.outbox ?? null
+    this.#structures = structures ?? null
     if (pending) {
       pending.events.on('outbox.changed', ({ itemIds }) => {
         if (itemIds.length > 0) this.#tellChanged(pending, itemIds)
@@ -149,6 +158,31 @@ export class BrowseService {
           return change ? markedRecord(change) : record
         }),
       ],
+    }
+  }
+
+  /**
+   * A page of molecules answering a structure search or property ranges (with the list's text,
+   * filters, fields and project), from the local structure index; records show their pending
+   * changes, and molecules created offline (not indexed yet) are not among them.
+   */
+  async listStructure(
+    connectionId: string,
+    vaultId: number,
+    kind: string,
+    options: StructureListOptions,
+  ): Promise<StructurePage> {
+    if (recordKind(kind).name !== 'molecules') {
+      throw new AppError(
+        'invalid_argument',
+        `Structure and property searches find molecules, not ${kind}.`,
+      )
+    }
+    if (!this.#structures) throw new AppError('internal', 'Structure search is not available.')
+    const page = await this.#structures.list(connectionId, vaultId, options)
+    return {
+      ...page,
+      records: this.#withPending(connectionId, vaultId, 'molecules', page.records),
     }
   }
 

@@ -19,6 +19,8 @@ import { ConnectionRegistry } from '../store/connection-registry.ts'
 import { ConnectionsRepository } from '../store/connections-repository.ts'
 import { SettingsRepository } from '../store/settings-repository.ts'
 import { BrowseService } from './browse-service.ts'
+import { LocalChemService, type ChemService } from './chem-service.ts'
+import { structureIngest } from './structure-ingest.ts'
 import { OutboxDesk } from './outbox-desk.ts'
 import { resolveConfig, type Config, type ConfigSources } from './config.ts'
 import type { ClientTuning } from './connection-runtime.ts'
@@ -45,6 +47,8 @@ export interface Services {
   readonly sync: SyncService
   /** Vaults, records and search, from the caches. */
   readonly browse: BrowseService
+  /** Depictions, properties, structure searches and the vault's structure tools. */
+  readonly chem: ChemService
   readonly demo: DemoVault
   /** What the person did that the server does not have yet; sent in the background. */
   readonly outbox: Outbox
@@ -70,6 +74,14 @@ export interface ServiceOptions extends ConfigSources {
   probeBackoff?: ProbeBackoff
   /** Outbox retry and polling delays (tests use short ones). */
   outbox?: OutboxTuning
+  /**
+   * Index the structures of molecules as sync commits them. As `background` by default: the hosts
+   * that stay up do; the CLI builds a vault's index when a command needs it, and any host builds
+   * it on the first chemistry request.
+   */
+  structureIngest?: boolean
+  /** Chemistry worker threads (two by default). */
+  chemWorkers?: number
 }
 
 export function createServices(options: ServiceOptions): Services {
@@ -136,6 +148,12 @@ export function createServices(options: ServiceOptions): Services {
     client: tuning,
     tuning: options.outbox ?? {},
   })
+  const chem = new LocalChemService({
+    runtimes,
+    events,
+    log: log.child({ component: 'chem' }),
+    ...(options.chemWorkers !== undefined ? { workers: options.chemWorkers } : {}),
+  })
   const sync: SyncService = new SyncService({
     runtimes,
     registry,
@@ -144,6 +162,9 @@ export function createServices(options: ServiceOptions): Services {
     status,
     log: log.child({ component: 'sync' }),
     pull: options.pull ?? {},
+    ...((options.structureIngest ?? options.background ?? config.host !== 'cli')
+      ? { ingest: structureIngest(chem) }
+      : {}),
   })
   const connections = new ConnectionsService({
     usualBaseUrls: config.usualBaseUrls,
@@ -183,11 +204,16 @@ export function createServices(options: ServiceOptions): Services {
     connections,
     runtimes,
     sync,
-    browse: new BrowseService(runtimes, {
-      outbox,
-      events,
-      log: log.child({ component: 'browse' }),
-    }),
+    browse: new BrowseService(
+      runtimes,
+      {
+        outbox,
+        events,
+        log: log.child({ component: 'browse' }),
+      },
+      chem,
+    ),
+    chem,
     demo,
     outbox,
     outboxDesk,
@@ -206,6 +232,7 @@ export function createServices(options: ServiceOptions): Services {
         await demo.close()
         await outbox.close()
         outboxDesk.close()
+        await chem.close()
         await runtimes.closeAll()
         db.close()
         log.info('services stopped')

@@ -10,6 +10,7 @@ import type { SettingsRepository } from '../store/settings-repository.ts'
 import type { ConnectionRuntime } from './connection-runtime.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 import type { StatusService } from './status-service.ts'
+import type { StructureIngest } from './structure-ingest.ts'
 
 /** How a sync run ended, with what it pulled: what `vault-desk sync` prints. */
 export interface SyncRunResult {
@@ -46,6 +47,8 @@ export interface SyncServiceOptions {
   status: StatusService
   log: Logger
   pull: PullTuning
+  /** Told of committed molecules, to index their structures (none: sync only). */
+  ingest?: StructureIngest
 }
 
 const intervalKey = 'sync.intervalMinutes'
@@ -260,14 +263,17 @@ export class SyncService {
             const progress = { connectionId, vaultId, kind, done, total }
             this.#update(connectionId, { progress }, false)
             events.emit('sync.progress', progress)
+            this.#options.ingest?.committed(connectionId, vaultId, kind)
             const key = `${vaultId} ${kind}`
             if (Date.now() - (lastChanged.get(key) ?? 0) >= changedEveryMs) {
               lastChanged.set(key, Date.now())
               events.emit('records.changed', { connectionId, vaultId, kinds: [kind] })
             }
           },
-          changed: (vaultId, kind) =>
-            events.emit('records.changed', { connectionId, vaultId, kinds: [kind] }),
+          changed: (vaultId, kind) => {
+            events.emit('records.changed', { connectionId, vaultId, kinds: [kind] })
+            this.#options.ingest?.committed(connectionId, vaultId, kind)
+          },
         },
       })
       vaults = result.vaults

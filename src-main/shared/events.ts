@@ -31,6 +31,16 @@ export interface AppEvents {
   }
   /** The outbox changed: items changed state, or uploads progressed (a few times a second). */
   'outbox.changed': OutboxChange
+  /** A vault's structure index is being built or brought up to date (a few times a second). */
+  'chem.indexProgress': ChemIndexProgress
+}
+
+/** Molecules indexed so far of the vault's cached molecules. */
+export interface ChemIndexProgress {
+  connectionId: string
+  vaultId: number
+  indexed: number
+  total: number
 }
 
 /** Counts of the outbox by state, the items that changed, and the uploads under way. */
@@ -61,6 +71,7 @@ export const appEventNames = [
   'connections.needsToken',
   'cache.rebuilt',
   'outbox.changed',
+  'chem.indexProgress',
 ] as const satisfies readonly AppEventName[]
 
 /** Fails to compile when an event of AppEvents is missing from appEventNames. */

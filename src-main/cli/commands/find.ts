@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/app-error.ts'
 import { recordKind } from '../../store/record-kinds.ts'
-import type { Command } from '../command.ts'
+import type { Services } from '../../services/index.ts'
+import type { Command, CommandContext } from '../command.ts'
 import { chooseConnection } from '../connection-choice.ts'
 import { vaultIdOption } from '../vault-option.ts'
 
@@ -9,20 +10,33 @@ export interface FindResult {
   kind: string
   /** Cached records that match (all of them, not only those printed). */
   count: number
-  /** The cached records as the API gave them. */
+  /**
+   * The cached records as the API gave them; with --similar each carries `similarity`, its
+   * Tanimoto similarity to the query (as the API's own similarity search answers).
+   */
   records: Record<string, unknown>[]
+  /** With a structure search: matching molecules skipped because their structure is unparseable. */
+  skippedUnparseable?: number
 }
+
+const progressEveryMs = 500
 
 export const findCommand: Command = {
   name: 'find',
-  summary: 'List or search cached records of a vault (molecules unless KIND is given), offline.',
+  summary:
+    'List or search cached records of a vault (molecules unless KIND is given), offline; structure searches of molecules too.',
   usage:
-    'vault-desk find --vault ID [KIND] [--text T] [--field NAME=VALUE]... [--limit N] [--json]',
+    'vault-desk find --vault ID [KIND] [--text T] [--field NAME=VALUE]... [--substructure Q | --exact Q | --similar SMILES [--threshold T] [--top K]] [--limit N] [--json]',
   options: {
     vault: { type: 'string' },
     text: { type: 'string' },
     field: { type: 'string', multiple: true },
     limit: { type: 'string' },
+    substructure: { type: 'string' },
+    exact: { type: 'string' },
+    similar: { type: 'string' },
+    threshold: { type: 'string' },
+    top: { type: 'string' },
   },
   async run(context) {
     const { values, positionals } = context
@@ -32,27 +46,152 @@ export const findCommand: Command = {
       throw new AppError('invalid_argument', `find takes one KIND, got ${positionals.join(', ')}.`)
     }
     const kind = recordKind(positionals[0] ?? 'molecules').name
-    const limit = limitOption(values.limit)
+    const structure = structureOption(values)
+    if (structure && kind !== 'molecules') {
+      throw new AppError('invalid_argument', `Structure searches find molecules, not ${kind}.`)
+    }
+    const top = structure?.kind === 'similarity' ? structure.top : undefined
+    const limit =
+      values.limit === undefined && top !== undefined
+        ? Math.min(top, 1000)
+        : limitOption(values.limit)
     const fields = fieldOptions(values.field)
     const text = typeof values.text === 'string' ? values.text : undefined
-    const { runtime } = chooseConnection(context)
-    const page = runtime.cache.list(kind, vaultId, {
+    const filters = {
       ...(text !== undefined ? { text } : {}),
       ...(Object.keys(fields).length > 0 ? { fields } : {}),
       limit,
-    })
-    const result: FindResult = { kind, count: page.total, records: page.records }
+    }
+    const { runtime } = chooseConnection(context)
+    let result: FindResult
+    if (structure) {
+      const services = context.services()
+      await buildIndex(context, services, runtime.id, vaultId)
+      let page = await services.browse.listStructure(runtime.id, vaultId, kind, {
+        ...filters,
+        structure,
+      })
+      // A substructure search answers its first page early; asking again waits for the count.
+      while (!page.structure.complete) {
+        page = await services.browse.listStructure(runtime.id, vaultId, kind, {
+          ...filters,
+          structure,
+        })
+      }
+      const scores = page.structure.scores
+      result = {
+        kind,
+        count: page.total,
+        records: scores
+          ? page.records.map((record) => ({
+              ...record,
+              similarity: scores[String(record.id)] ?? null,
+            }))
+          : page.records,
+        skippedUnparseable: page.structure.skippedUnparseable,
+      }
+    } else {
+      const page = runtime.cache.list(kind, vaultId, filters)
+      result = { kind, count: page.total, records: page.records }
+    }
     return {
       document: result,
       human: (document) => {
         const found = document as FindResult
-        const lines = found.records.map(
-          (record) => `  ${String(record.id)}  ${String(record.name ?? record.value ?? '')}`,
-        )
-        return `${found.count} ${found.kind}${found.count > found.records.length ? ` (first ${found.records.length})` : ''}\n${lines.join('\n')}\n`
+        const lines = found.records.map((record) => {
+          const score =
+            typeof record.similarity === 'number' ? `  ${record.similarity.toFixed(3)}` : ''
+          return `  ${String(record.id)}  ${String(record.name ?? record.value ?? '')}${score}`
+        })
+        const skipped = found.skippedUnparseable
+          ? `${found.skippedUnparseable} molecule(s) skipped: their structure could not be parsed\n`
+          : ''
+        return `${found.count} ${found.kind}${found.count > found.records.length ? ` (first ${found.records.length})` : ''}\n${lines.join('\n')}\n${skipped}`
       },
     }
   },
+}
+
+type StructureOption =
+  | { kind: 'substructure'; query: string }
+  | { kind: 'exact'; query: string }
+  | { kind: 'similarity'; smiles: string; threshold?: number; top?: number }
+
+function structureOption(values: CommandContext['values']): StructureOption | undefined {
+  const given = (['substructure', 'exact', 'similar'] as const).filter(
+    (name) => values[name] !== undefined,
+  )
+  if (given.length > 1) {
+    throw new AppError(
+      'invalid_argument',
+      `Give one of --substructure, --exact and --similar, not ${given.map((name) => `--${name}`).join(' and ')}.`,
+    )
+  }
+  const threshold = numberOption(values.threshold, '--threshold', 0, 1, false)
+  const top = numberOption(values.top, '--top', 1, 1000, true)
+  if (given[0] !== 'similar' && (threshold !== undefined || top !== undefined)) {
+    throw new AppError('invalid_argument', '--threshold and --top go with --similar SMILES.')
+  }
+  const query = given[0] === undefined ? undefined : String(values[given[0]])
+  if (query === undefined) return undefined
+  if (query.trim() === '') {
+    throw new AppError('invalid_argument', `--${given[0]} needs a structure, not an empty text.`)
+  }
+  switch (given[0]) {
+    case 'substructure':
+      return { kind: 'substructure', query }
+    case 'exact':
+      return { kind: 'exact', query }
+    default:
+      return {
+        kind: 'similarity',
+        smiles: query,
+        ...(threshold !== undefined ? { threshold } : {}),
+        ...(top !== undefined ? { top } : {}),
+      }
+  }
+}
+
+function numberOption(
+  value: unknown,
+  name: string,
+  min: number,
+  max: number,
+  whole: boolean,
+): number | undefined {
+  if (value === undefined) return undefined
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN
+  if (!(number >= min && number <= max) || (whole && !Number.isInteger(number))) {
+    throw new AppError(
+      'invalid_argument',
+      `${name} takes ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}, not ${JSON.stringify(value)}.`,
+    )
+  }
+  return number
+}
+
+/** Brings the vault's structure index up to date, with progress on stderr when it has work. */
+async function buildIndex(
+  context: CommandContext,
+  services: Services,
+  connectionId: string,
+  vaultId: number,
+): Promise<void> {
+  let lastAt = 0
+  let announced = false
+  const summary = await services.chem.buildIndex(connectionId, vaultId, ({ indexed, total }) => {
+    if (indexed >= total && !announced) return
+    if (!announced) {
+      announced = true
+      context.io.stderr(`Indexing the structures of vault ${vaultId}…\n`)
+    }
+    if (Date.now() - lastAt < progressEveryMs && indexed < total) return
+    lastAt = Date.now()
+    context.io.stderr(`structures indexed: ${indexed}/${total}\n`)
+  })
+  if (summary.unparseable > 0) {
+    context.io.stderr(`${summary.unparseable} structure(s) could not be parsed\n`)
+  }
 }
 
 function limitOption(value: unknown): number {

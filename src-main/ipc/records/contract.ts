@@ -1,7 +1,50 @@
 import { z } from 'zod'
 import type { RecordKindName } from '../../store/record-kinds.ts'
 import type { RecordChannel } from './channels.ts'
+import type { StructureSearchInfo } from '../../services/chem-results.ts'
+
+export type { StructureSearchInfo } from '../../services/chem-results.ts'
 import { connectionIdSchema, recordIdSchema, recordKindSchema, vaultIdSchema } from './arguments.ts'
+import {
+  propertyNames,
+  structureQueryLanguageSchema,
+  structureTextSchema,
+  type PropertyName,
+} from '../chem/contract.ts'
+
+/**
+ * A structure criterion of `records.list` (molecules only). Substructure: SMILES, SMARTS or a
+ * molfile; exact: a structure (canonical SMILES, stereo included) or an InChIKey; similarity:
+ * Tanimoto on Morgan radius 2, 2048 bits, above `threshold` (0.7 by default, 0 with only `top`),
+ * at most the `top` best.
+ */
+export const structureCriterionSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('substructure'),
+      query: structureTextSchema,
+      language: structureQueryLanguageSchema.optional(),
+    })
+    .strict(),
+  z.object({ kind: z.literal('exact'), query: structureTextSchema }).strict(),
+  z
+    .object({
+      kind: z.literal('similarity'),
+      smiles: structureTextSchema,
+      threshold: z.number().min(0).max(1).optional(),
+      top: z.number().int().min(1).max(1000).optional(),
+    })
+    .strict(),
+])
+export type StructureCriterionArgs = z.infer<typeof structureCriterionSchema>
+
+const propertyRangeSchema = z
+  .object({ min: z.number().finite().optional(), max: z.number().finite().optional() })
+  .strict()
+
+/** Ranges on computed (or vault-given) properties, by the names of `PropertyName`. */
+export const propertyRangesSchema = z.partialRecord(z.enum(propertyNames), propertyRangeSchema)
+export type PropertyRangesArgs = Partial<Record<PropertyName, { min?: number; max?: number }>>
 
 export const recordSchemas = {
   'records.kinds': z.object({}).strict(),
@@ -23,6 +66,13 @@ export const recordSchemas = {
       /** 50 by default, at most 1000. */
       limit: z.number().int().min(0).max(1000).optional(),
       offset: z.number().int().min(0).optional(),
+      /**
+       * Molecules only: a structure search from the local index, combinable with everything
+       * above. A similarity search without `sort` lists the best score first.
+       */
+      structure: structureCriterionSchema.optional(),
+      /** Molecules only: property ranges (inclusive), e.g. {molecularWeight: {max: 500}}. */
+      properties: propertyRangesSchema.optional(),
     })
     .strict(),
   'records.get': z
@@ -63,9 +113,11 @@ export interface RecordKindInfo {
 
 export interface CachedRecordPage {
   kind: RecordKindName
-  /** Matching records in all pages. */
+  /** Matching records in all pages (while `structure.complete` is false: those found so far). */
   total: number
   records: CachedRecord[]
+  /** Present when the list asked for `structure` or `properties`. */
+  structure?: StructureSearchInfo
 }
 
 /** A record and the records its detail page links to, by kind. */

@@ -7,7 +7,9 @@ export function recordHandlers(services: Services): DomainHandlers<RecordChannel
   return {
     'records.kinds': () => browse.kinds(),
     'records.list': ({ connectionId, vaultId, kind, ...options }) =>
-      browse.list(connectionId, vaultId, kind, options),
+      options.structure || Object.keys(options.properties ?? {}).length > 0
+        ? browse.listStructure(connectionId, vaultId, kind, options)
+        : browse.list(connectionId, vaultId, kind, options),
     'records.get': ({ connectionId, vaultId, kind, id }) =>
       browse.get(connectionId, vaultId, kind, id),
     'records.search': ({ connectionId, text, ...options }) =>

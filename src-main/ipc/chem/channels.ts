@@ -1,0 +1,9 @@
+export const chemChannels = [
+  'chem.depict',
+  'chem.depictMany',
+  'chem.depictQuery',
+  'chem.properties',
+  'chem.indexState',
+  'chem.serverTools',
+] as const
+export type ChemChannel = (typeof chemChannels)[number]

@@ -1,0 +1,152 @@
+/**
+ * `records.list` of molecules with a structure criterion or property ranges: the structure index
+ * answers which molecules match (within those the text, filters, fields and project allow), and the
+ * cache gives the page of records.
+ *
+ * Order without `sort`: a similarity search lists the best score first; other structure searches
+ * list in index order (by molecule id), which lets a substructure search answer its first page
+ * before every molecule has been matched (`complete: false`; asking the same again waits for the
+ * count). Property ranges alone keep the list's usual order (by name). With `sort`, the whole
+ * search is counted first.
+ */
+import type { StructureHit, StructureSearchResult } from '../chem/structure-search.ts'
+import type { StructureCriterion } from '../chem/structure-search-request.ts'
+import type {
+  StructureListCriterion,
+  StructureListOptions,
+  StructurePage,
+  StructureSearchInfo,
+} from './chem-results.ts'
+import type { JsonObject } from '../store/record-values.ts'
+import type { SearchRun, VaultChemistry } from './vault-chemistry.ts'
+
+export async function listStructurePage(
+  vault: VaultChemistry,
+  options: StructureListOptions,
+): Promise<StructurePage> {
+  const { structure, properties, sort, direction, text, filters, fields, projectId } = options
+  const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 0), 1000)
+  const offset = Math.max(Math.trunc(options.offset ?? 0), 0)
+  const cache = vault.cache
+  const filtered =
+    (text !== undefined && text.trim() !== '') ||
+    Object.keys(filters ?? {}).length > 0 ||
+    Object.keys(fields ?? {}).length > 0 ||
+    projectId !== undefined
+  const within = filtered
+    ? cache.ids('molecules', vault.vaultId, {
+        ...(text !== undefined ? { text } : {}),
+        ...(filters ? { filters } : {}),
+        ...(fields ? { fields } : {}),
+        ...(projectId !== undefined ? { projectId } : {}),
+      })
+    : null
+  const criterion = structure ? toCriterion(structure) : null
+  /** The hits' own order (index order, or best score first), not the cache's. */
+  const hitOrder = sort === undefined && criterion !== null
+  const streams = hitOrder && criterion.kind === 'substructure'
+  const { run, started } = await vault.search({
+    structure: criterion,
+    properties: properties ?? {},
+    within,
+    firstPageSize: streams ? Math.min(1000, Math.max(1, offset + limit)) : 50,
+  })
+
+  if (streams && started) {
+    const first = await Promise.race([run.firstPage, run.result.then(() => null)])
+    // The first page often comes with the last chunk: then the whole answer is as quick.
+    if (first !== null) await Promise.race([run.result, new Promise((ok) => setImmediate(ok))])
+    if (first !== null && !run.done) {
+      const pageHits = first.slice(offset, offset + limit)
+      return {
+        kind: 'molecules',
+        total: Math.max(run.hitCount, first.length),
+        records: recordsInOrder(vault, pageHits),
+        structure: info(run, null, pageHits, false),
+      }
+    }
+  }
+  const result = await run.result
+  if (hitOrder) {
+    const pageHits = result.hits.slice(offset, offset + limit)
+    const records = recordsInOrder(vault, pageHits)
+    const shown = new Set(records.map((record) => Number(record.id)))
+    return {
+      kind: 'molecules',
+      total: result.hits.length,
+      records,
+      structure: info(
+        run,
+        result,
+        pageHits.filter((hit) => shown.has(hit.id)),
+        true,
+      ),
+    }
+  }
+  const page = cache.list('molecules', vault.vaultId, {
+    ids: result.hits.map((hit) => hit.id),
+    sort: sort ?? 'name',
+    ...(direction ? { direction } : {}),
+    limit,
+    offset,
+  })
+  const scored = new Map(result.hits.map((hit) => [hit.id, hit] as const))
+  const pageHits = page.records.flatMap((record) => {
+    const hit = scored.get(Number(record.id))
+    return hit ? [hit] : []
+  })
+  return { ...page, structure: info(run, result, pageHits, true) }
+}
+
+function toCriterion(structure: StructureListCriterion): StructureCriterion {
+  switch (structure.kind) {
+    case 'substructure':
+      return {
+        kind: 'substructure',
+        query: structure.query,
+        ...(structure.language ? { language: structure.language } : {}),
+      }
+    case 'exact':
+      return { kind: 'exact', query: structure.query }
+    case 'similarity':
+      return {
+        kind: 'similarity',
+        query: structure.smiles,
+        ...(structure.threshold !== undefined ? { threshold: structure.threshold } : {}),
+        ...(structure.top !== undefined ? { top: structure.top } : {}),
+      }
+  }
+}
+
+/** The cached records of these hits, in their order (a molecule deleted meanwhile is left out). */
+function recordsInOrder(vault: VaultChemistry, hits: readonly StructureHit[]): JsonObject[] {
+  if (hits.length === 0) return []
+  const ids = hits.map((hit) => hit.id)
+  const page = vault.cache.list('molecules', vault.vaultId, {
+    ids,
+    sort: 'id',
+    limit: ids.length,
+  })
+  const byId = new Map(page.records.map((record) => [Number(record.id), record] as const))
+  return ids.flatMap((id) => {
+    const record = byId.get(id)
+    return record ? [record] : []
+  })
+}
+
+function info(
+  run: SearchRun,
+  result: StructureSearchResult | null,
+  pageHits: readonly StructureHit[],
+  complete: boolean,
+): StructureSearchInfo {
+  const scores = pageHits.some((hit) => hit.score !== undefined)
+    ? Object.fromEntries(pageHits.map((hit) => [String(hit.id), hit.score ?? 0]))
+    : undefined
+  return {
+    ...(scores ? { scores } : {}),
+    skippedUnparseable: result?.skippedUnparseable ?? 0,
+    complete,
+    ...(run.indexing ? { indexing: run.indexing } : {}),
+  }
+}

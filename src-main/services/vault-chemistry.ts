@@ -1,0 +1,386 @@
+/**
+ * The chemistry of one vault of a connection's cache: its structure engine (the index in memory,
+ * loaded from the cache on first use), ingest (bringing the index in step with the cached
+ * molecules, computing only new and changed ones), and the structure searches under way.
+ */
+import { createHash } from 'node:crypto'
+import { vaultPropertyFields, type MolecularProperties } from '../chem/molecular-properties.ts'
+import { StructureEngine } from '../chem/structure-engine.ts'
+import type { StructureHit, StructureSearchResult } from '../chem/structure-search.ts'
+import type { PropertyRanges, StructureCriterion } from '../chem/structure-search-request.ts'
+import type { MoleculeStructure, SynchronizeSummary } from '../chem/structure-synchronization.ts'
+import type { ChemWorkerPool } from '../chem/worker-pool.ts'
+import { AppError } from '../shared/app-error.ts'
+import type { Logger } from '../shared/logger.ts'
+import type {
+  CachedMoleculeStructure,
+  StructureIndexRepository,
+} from '../store/structure-index-repository.ts'
+import type { VaultCache } from '../store/vault-cache.ts'
+
+export interface IndexProgress {
+  indexed: number
+  total: number
+}
+
+export interface IngestSummary {
+  /** Molecules looked at (new, or changed since ingest last looked). */
+  looked: number
+  computed: number
+  unparseable: number
+  removed: number
+}
+
+export interface VaultChemistryOptions {
+  connectionId: string
+  vaultId: number
+  cache: VaultCache
+  pool: ChemWorkerPool
+  log: Logger
+  /** The index grew or shrank (a few times a second at most while building). */
+  onProgress: (progress: IndexProgress) => void
+}
+
+/** A structure search running or done, shared by the requests that ask the same question. */
+export interface SearchRun {
+  readonly result: Promise<StructureSearchResult>
+  /** The first hits in index order, before counting ends (substructure), else the result's. */
+  readonly firstPage: Promise<StructureHit[]>
+  readonly firstPageSize: number
+  done: boolean
+  /** Hits counted so far. */
+  hitCount: number
+  /** The index's state when the search began, when it was still being built. */
+  readonly indexing: IndexProgress | undefined
+}
+
+export interface SearchQuestion {
+  structure: StructureCriterion | null
+  properties: PropertyRanges
+  /** Molecule ids the list's other filters allow (null: all). */
+  within: readonly number[] | null
+  /** Hits wanted before counting ends (substructure searches in index order). */
+  firstPageSize: number
+}
+
+/** Cached molecules walked at a time (one short query each). */
+const rangeSize = 5000
+/** Searches remembered per vault, so that re-asking and paging cost nothing. */
+const rememberedSearches = 8
+const progressEveryMs = 250
+
+const emptySummary: IngestSummary = { looked: 0, computed: 0, unparseable: 0, removed: 0 }
+
+export class VaultChemistry {
+  readonly connectionId: string
+  readonly vaultId: number
+  /** The cache this was opened on: a rebuilt (or reopened) cache needs a new VaultChemistry. */
+  readonly cache: VaultCache
+  readonly repository: StructureIndexRepository
+  readonly #engine: Promise<StructureEngine>
+  readonly #log: Logger
+  readonly #onProgress: (progress: IndexProgress) => void
+  readonly #abort = new AbortController()
+  readonly #searches = new Map<string, SearchRun>()
+  #ingesting: Promise<IngestSummary> | null = null
+  #ingestAgain = false
+  #ingestedOnce = false
+  #generation = 0
+  #total: number | null = null
+  #lastProgressAt = 0
+  #closed = false
+
+  constructor(options: VaultChemistryOptions) {
+    this.connectionId = options.connectionId
+    this.vaultId = options.vaultId
+    this.cache = options.cache
+    this.repository = options.cache.structureIndex(options.vaultId)
+    this.#log = options.log.child({ vaultId: options.vaultId })
+    this.#onProgress = options.onProgress
+    this.#engine = StructureEngine.open({
+      pool: options.pool,
+      store: this.repository,
+      logger: this.#log,
+    })
+    // A failed open is answered to whoever asks for the engine; nothing else waits on it.
+    this.#engine.catch(() => {})
+  }
+
+  engine(): Promise<StructureEngine> {
+    if (this.#closed) {
+      return Promise.reject(new AppError('cancelled', 'The structure index was closed.'))
+    }
+    return this.#engine
+  }
+
+  get building(): boolean {
+    return this.#ingesting !== null
+  }
+
+  async state(): Promise<{
+    indexed: number
+    total: number
+    unparseable: number
+    building: boolean
+  }> {
+    return this.#stateOf(await this.engine())
+  }
+
+  /** Where the index stands while it lacks some cached molecules, else undefined. */
+  async indexing(): Promise<IndexProgress | undefined> {
+    return this.#indexingOf(await this.engine())
+  }
+
+  #stateOf(engine: StructureEngine) {
+    const stats = engine.stats()
+    const total = this.repository.moleculeCount()
+    this.#total = total
+    return {
+      indexed: stats.molecules,
+      total,
+      unparseable: stats.unparseable,
+      building: this.building,
+    }
+  }
+
+  #indexingOf(engine: StructureEngine): IndexProgress | undefined {
+    const { indexed, total } = this.#stateOf(engine)
+    return indexed < total ? { indexed, total } : undefined
+  }
+
+  /**
+   * Brings the index in step with the cached molecules: deleted ones removed, new and changed
+   * ones computed in the workers. Calls while one runs are answered by one more run after it.
+   */
+  ingest(): Promise<IngestSummary> {
+    if (this.#closed) return Promise.resolve(emptySummary)
+    if (this.#ingesting) {
+      this.#ingestAgain = true
+      return this.#ingesting
+    }
+    this.#ingestedOnce = true
+    const running = this.#ingestLoop()
+    this.#ingesting = running
+    const settled = () => {
+      if (this.#ingesting === running) this.#ingesting = null
+    }
+    // The caller handles the run's failure; this only notes that it ended.
+    running.then(settled, settled)
+    return running
+  }
+
+  /** Starts ingest once per session (a cache filled before, or by a sync that did not index). */
+  ingestOnce(): void {
+    if (this.#ingestedOnce) return
+    this.#ingestedOnce = true
+    this.ingest().catch((error: unknown) => this.#log.warn('indexing failed', { error }))
+  }
+
+  /**
+   * Makes sure these molecules are indexed (a depiction asked before ingest reached them); ids
+   * the cache does not hold are answered as missing.
+   */
+  async indexNow(ids: readonly number[]): Promise<{ missing: number[] }> {
+    const engine = await this.engine()
+    const wanted = ids.filter((id) => !engine.has(id))
+    if (wanted.length === 0) return { missing: [] }
+    const missing: number[] = []
+    const molecules: MoleculeStructure[] = []
+    for (const id of wanted) {
+      const molecule = this.repository.moleculeStructure(id)
+      if (molecule) molecules.push(moleculeStructure(molecule))
+      else missing.push(id)
+    }
+    if (molecules.length > 0) {
+      await engine.synchronize(molecules, { signal: this.#abort.signal })
+      this.#generation++
+    }
+    return { missing }
+  }
+
+  /**
+   * Runs a structure search, or joins the same search already running or done (the same
+   * question of the same index): re-asking and paging cost nothing.
+   */
+  async search(question: SearchQuestion): Promise<{ run: SearchRun; started: boolean }> {
+    const engine = await this.engine()
+    const key = this.#searchKey(question)
+    const known = this.#searches.get(key)
+    // Another page of a search still counting waits for its count rather than search again.
+    if (known) return { run: known, started: false }
+    const indexing = this.#indexingOf(engine)
+    let firstPageSeen: (hits: StructureHit[]) => void = () => {}
+    const firstPage = new Promise<StructureHit[]>((resolve) => (firstPageSeen = resolve))
+    const run: SearchRun = {
+      result: engine.search(
+        {
+          structure: question.structure,
+          properties: question.properties,
+          within: question.within,
+          firstPageSize: question.firstPageSize,
+        },
+        {
+          signal: this.#abort.signal,
+          onProgress: (progress) => {
+            run.hitCount = progress.hitCount
+            if (progress.firstPage) firstPageSeen(progress.firstPage)
+          },
+        },
+      ),
+      firstPage,
+      firstPageSize: question.firstPageSize,
+      done: false,
+      hitCount: 0,
+      indexing,
+    }
+    run.result.then(
+      (result) => {
+        run.done = true
+        run.hitCount = result.hits.length
+        firstPageSeen(result.hits.slice(0, question.firstPageSize))
+      },
+      () => {
+        run.done = true
+        this.#searches.delete(key)
+        firstPageSeen([])
+      },
+    )
+    this.#searches.set(key, run)
+    while (this.#searches.size > rememberedSearches) {
+      this.#searches.delete(this.#searches.keys().next().value!)
+    }
+    return { run, started: true }
+  }
+
+  close(): void {
+    if (this.#closed) return
+    this.#closed = true
+    this.#abort.abort()
+    this.#searches.clear()
+    this.#engine.then(
+      (engine) => engine.close(),
+      () => {},
+    )
+  }
+
+  #searchKey(question: SearchQuestion): string {
+    let within = 'all'
+    if (question.within) {
+      const ids = Float64Array.from(question.within).sort()
+      within = createHash('sha1').update(new Uint8Array(ids.buffer)).digest('base64url')
+    }
+    return JSON.stringify([
+      this.#generation,
+      question.structure,
+      Object.entries(question.properties).sort(([a], [b]) => a.localeCompare(b)),
+      within,
+    ])
+  }
+
+  async #ingestLoop(): Promise<IngestSummary> {
+    // Let the caller's request finish first (a sync's commit, a list answer).
+    await new Promise((resolve) => setImmediate(resolve))
+    let total = emptySummary
+    do {
+      this.#ingestAgain = false
+      const summary = await this.#ingestOnce()
+      total = {
+        looked: total.looked + summary.looked,
+        computed: total.computed + summary.computed,
+        unparseable: total.unparseable + summary.unparseable,
+        removed: total.removed + summary.removed,
+      }
+    } while (this.#ingestAgain && !this.#closed)
+    return total
+  }
+
+  async #ingestOnce(): Promise<IngestSummary> {
+    const engine = await this.engine()
+    const repository = this.repository
+    const signal = this.#abort.signal
+    const lookAtAll = repository.recipe() !== engine.recipe
+    this.#total = repository.moleculeCount()
+    this.#reportProgress(engine, true)
+
+    let removed = 0
+    for (let after: number | null = null; ;) {
+      if (signal.aborted) return emptySummary
+      const upTo = repository.nextIndexedRange(after, rangeSize)
+      if (upTo === null) break
+      const ids = repository.removedMolecules(after, upTo)
+      if (ids.length > 0) engine.remove(ids)
+      removed += ids.length
+      after = upTo
+      await yieldToEvents()
+    }
+
+    const seen: { id: number; modifiedAt: string | null }[] = []
+    async function* changedMolecules(): AsyncGenerator<MoleculeStructure> {
+      for (let after: number | null = null; ;) {
+        const upTo = repository.nextMoleculeRange(after, rangeSize)
+        if (upTo === null) return
+        for (const molecule of repository.moleculesToIndex(after, upTo, lookAtAll)) {
+          seen.push({ id: molecule.id, modifiedAt: molecule.modifiedAt })
+          yield moleculeStructure(molecule)
+        }
+        after = upTo
+        await yieldToEvents()
+      }
+    }
+    const summary: SynchronizeSummary = await engine.synchronize(changedMolecules(), {
+      signal,
+      onProgress: () => this.#reportProgress(engine, false),
+    })
+    for (let start = 0; start < seen.length; start += rangeSize) {
+      repository.markSeen(seen.slice(start, start + rangeSize))
+      await yieldToEvents()
+    }
+    repository.saveRecipe(engine.recipe)
+    if (summary.computed > 0 || removed > 0) {
+      this.#generation++
+      this.#searches.clear()
+    }
+    this.#total = repository.moleculeCount()
+    this.#reportProgress(engine, true)
+    if (summary.computed > 0 || removed > 0) {
+      this.#log.info('structure index updated', { ...summary, removed })
+    }
+    return {
+      looked: summary.received,
+      computed: summary.computed,
+      unparseable: summary.unparseable,
+      removed,
+    }
+  }
+
+  #reportProgress(engine: StructureEngine, force: boolean): void {
+    const now = Date.now()
+    if (!force && now - this.#lastProgressAt < progressEveryMs) return
+    this.#lastProgressAt = now
+    const indexed = engine.stats().molecules
+    this.#onProgress({ indexed, total: Math.max(this.#total ?? 0, indexed) })
+  }
+}
+
+/** What the engine is given of a cached molecule: its structure and the vault's own values. */
+export function moleculeStructure(molecule: CachedMoleculeStructure): MoleculeStructure {
+  const knownProperties: Partial<MolecularProperties> = {}
+  for (const [name, { moleculeField }] of Object.entries(vaultPropertyFields) as [
+    keyof MolecularProperties,
+    { moleculeField: string },
+  ][]) {
+    const raw = molecule.fields[moleculeField]
+    const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw
+    if (typeof value === 'number' && Number.isFinite(value)) knownProperties[name] = value
+  }
+  return {
+    id: molecule.id,
+    structure: molecule.structure,
+    knownProperties,
+    knownInchiKey: molecule.inchiKey,
+  }
+}
+
+function yieldToEvents(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
