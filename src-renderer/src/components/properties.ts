@@ -7,4 +7,6 @@ export interface Property {
   mono?: boolean
   /** Makes the value a link to another record. */
   href?: string
+  /** A short mark after the value, saying where it comes from ("computed here"). */
+  note?: string
 }

@@ -1,5 +1,13 @@
 import type { RowRange, SortState } from '../../components/table/table-model.ts'
-import type { CachedRecord, RequestArgs, VaultDeskBridge } from '../bridge.ts'
+import type {
+  CachedRecord,
+  PropertyRangesArgs,
+  RequestArgs,
+  StructureCriterionArgs,
+  StructureSearchInfo,
+  VaultDeskBridge,
+} from '../bridge.ts'
+import { noScores, withScores } from '../chem/similarity-scores.ts'
 import { coalesced } from './coalesced.ts'
 import { PageBook } from './page-book.ts'
 
@@ -19,6 +27,8 @@ export interface RecordListOptions {
   fixedFilters?: Readonly<Record<string, FilterValue>>
   sort?: SortState | null
   pageSize?: number
+  /** How long to wait before asking again while a structure search is still counting (ms). */
+  recountDelay?: number
 }
 
 /**
@@ -34,6 +44,14 @@ export class RecordList {
   sort = $state<SortState | null>(null)
   filters = $state<Record<string, FilterValue>>({})
   projectId = $state<number | null>(null)
+  /** A structure criterion (molecules only): substructure, exact or similarity. */
+  structure = $state.raw<StructureCriterionArgs | null>(null)
+  /** Property ranges (molecules only). */
+  properties = $state.raw<PropertyRangesArgs | null>(null)
+  /** How the structure or property search went, from the latest answer; null without one. */
+  search = $state.raw<StructureSearchInfo | null>(null)
+  /** Similarity of the rows read so far, by molecule id (similarity searches only). */
+  scores = $state.raw<ReadonlyMap<number, number>>(noScores)
   /** Matching records; null until the first answer. */
   total = $state<number | null>(null)
   rows = $state.raw<(CachedRecord | undefined)[]>([])
@@ -47,6 +65,8 @@ export class RecordList {
   #stale = false
   #wanted: RowRange = { start: 0, end: 1 }
   readonly #refresh = coalesced(() => this.#reread())
+  /** The question a recount is scheduled for, if any. */
+  #recountFor: number | null = null
 
   constructor(
     bridge: VaultDeskBridge,
@@ -79,6 +99,26 @@ export class RecordList {
     this.#restart()
   }
 
+  /**
+   * Narrows the list by structure and by property ranges (either may be null); asking the same
+   * question again changes nothing.
+   */
+  setStructure(
+    structure: StructureCriterionArgs | null,
+    properties: PropertyRangesArgs | null = null,
+  ): void {
+    const ranges = properties && Object.keys(properties).length > 0 ? properties : null
+    if (
+      JSON.stringify(structure) === JSON.stringify(this.structure) &&
+      JSON.stringify(ranges) === JSON.stringify(this.properties)
+    ) {
+      return
+    }
+    this.structure = structure
+    this.properties = ranges
+    this.#restart()
+  }
+
   setProject(projectId: number | null): void {
     if (projectId === this.projectId || this.options.projectFilter === null) return
     this.projectId = projectId
@@ -103,6 +143,7 @@ export class RecordList {
     this.#pages.clear()
     this.#stale = true
     this.error = null
+    if (this.structure === null && this.properties === null) this.search = null
     this.want({ start: 0, end: Math.max(1, this.#wanted.end - this.#wanted.start) })
   }
 
@@ -112,16 +153,22 @@ export class RecordList {
     const answers = await Promise.all(pages.map((page) => this.#ask(page)))
     if (version !== this.queryVersion) return
     let rows: (CachedRecord | undefined)[] | null = null
+    let search: StructureSearchInfo | null = null
+    // Scores are by molecule, so those of rows still shown stay; the pages read bring the rest.
+    let scores = this.scores
     // Everything outside the view is forgotten: it is read again, fresh, when scrolled to.
     this.#pages.forgetRead()
     for (const [index, answer] of answers.entries()) {
       if (!answer.ok) continue
       rows ??= new Array<CachedRecord | undefined>(answer.value.total)
       this.#place(rows, pages[index]!, answer.value.records)
+      search = answer.value.structure ?? null
+      scores = withScores(scores, search)
     }
     if (rows === null) return
     this.rows = rows
     this.total = rows.length
+    this.#noteSearch(search, scores, version)
   }
 
   async #read(page: number): Promise<void> {
@@ -135,7 +182,7 @@ export class RecordList {
       this.error = answer.error.message
       return
     }
-    const { total, records } = answer.value
+    const { total, records, structure } = answer.value
     const keep = !this.#stale && total === this.rows.length
     const rows = keep ? [...this.rows] : new Array<CachedRecord | undefined>(total)
     if (!keep) this.#pages.forgetRead()
@@ -143,8 +190,29 @@ export class RecordList {
     this.#place(rows, page, records)
     this.rows = rows
     this.total = total
+    this.#noteSearch(
+      structure ?? null,
+      withScores(keep ? this.scores : noScores, structure),
+      version,
+    )
     // Other pages in view belonged to the rows just replaced: read them for the new ones.
     if (!keep) this.want(this.#wanted)
+  }
+
+  /** Keeps how the search went, and asks again while it is still counting. */
+  #noteSearch(
+    search: StructureSearchInfo | null,
+    scores: ReadonlyMap<number, number>,
+    version: number,
+  ): void {
+    this.search = search
+    this.scores = scores
+    if (search === null || search.complete || this.#recountFor === version) return
+    this.#recountFor = version
+    setTimeout(() => {
+      if (this.#recountFor === version) this.#recountFor = null
+      if (version === this.queryVersion) void this.refresh()
+    }, this.options.recountDelay ?? 250)
   }
 
   #place(rows: (CachedRecord | undefined)[], page: number, records: readonly CachedRecord[]) {
@@ -173,6 +241,8 @@ export class RecordList {
       ...(projectFilter === 'projects' && this.projectId !== null
         ? { projectId: this.projectId }
         : {}),
+      ...(this.structure ? { structure: this.structure } : {}),
+      ...(this.properties ? { properties: this.properties } : {}),
       ...(this.sort
         ? {
             sort: this.sort.columnId,

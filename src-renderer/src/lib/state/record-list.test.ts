@@ -161,4 +161,67 @@ describe('RecordList', () => {
     })
     expect(bridge.calls.at(-1)?.args).not.toHaveProperty('projectId')
   })
+
+  it('searches by structure and properties, keeps the scores and asks again until counted', async () => {
+    const asked: ListArgs[] = []
+    let answers = 0
+    const bridge = quietBridge().answer('records.list', async () => {
+      const args = bridge.calls.at(-1)!.args as ListArgs
+      asked.push(args)
+      if (args.structure) answers++
+      const complete = answers > 1
+      const offset = args.offset ?? 0
+      // While counting, main has found 120 hits; counted, 130.
+      const total = complete ? 130 : 120
+      const records = molecules.slice(offset, Math.min(total, offset + (args.limit ?? 50)))
+      const value: CachedRecordPage = {
+        kind: 'molecules',
+        total,
+        records,
+        structure: {
+          scores: Object.fromEntries(records.map((record) => [record.id, 1 - record.id / 1000])),
+          skippedUnparseable: 2,
+          complete,
+        },
+      }
+      return { ok: true, value }
+    })
+    const list = new RecordList(bridge, () => {}, { ...options, recountDelay: 0 })
+    list.want({ start: 0, end: 40 })
+    list.setStructure(
+      { kind: 'similarity', smiles: 'CCO', threshold: 0.5 },
+      { molecularWeight: { max: 500 } },
+    )
+    await settle()
+    expect(asked.at(-1)).toMatchObject({
+      structure: { kind: 'similarity', smiles: 'CCO', threshold: 0.5 },
+      properties: { molecularWeight: { max: 500 } },
+    })
+    expect(list.total).toBe(120)
+    expect(list.search).toMatchObject({ complete: false, skippedUnparseable: 2 })
+    expect(list.scores.get(1)).toBe(0.999)
+
+    // Counting is done: the list asked again by itself.
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    await settle()
+    expect(list.total).toBe(130)
+    expect(list.search?.complete).toBe(true)
+    expect(list.scores.get(100)).toBe(0.9)
+
+    const calls = asked.length
+    list.setStructure(
+      { kind: 'similarity', smiles: 'CCO', threshold: 0.5 },
+      {
+        molecularWeight: { max: 500 },
+      },
+    )
+    expect(asked).toHaveLength(calls)
+
+    list.setStructure(null, {})
+    await settle()
+    expect(asked.at(-1)).not.toHaveProperty('structure')
+    expect(asked.at(-1)).not.toHaveProperty('properties')
+    expect(list.structure).toBeNull()
+    expect(list.properties).toBeNull()
+  })
 })

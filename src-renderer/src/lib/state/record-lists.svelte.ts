@@ -19,18 +19,34 @@ export class RecordLists {
   }
 
   start(): () => void {
-    return this.#bridge.on('records.changed', ({ connectionId, vaultId, kinds }) => {
-      for (const list of this.#lists.values()) {
-        const { options } = list
-        if (
-          options.connectionId === connectionId &&
-          options.vaultId === vaultId &&
-          kinds.includes(options.kind)
-        ) {
-          void list.refresh()
+    const stops = [
+      this.#bridge.on('records.changed', ({ connectionId, vaultId, kinds }) => {
+        for (const list of this.#lists.values()) {
+          const { options } = list
+          if (
+            options.connectionId === connectionId &&
+            options.vaultId === vaultId &&
+            kinds.includes(options.kind)
+          ) {
+            void list.refresh()
+          }
         }
-      }
-    })
+      }),
+      // A structure search answered while the index was being built saw only part of it.
+      this.#bridge.on('chem.indexProgress', ({ connectionId, vaultId }) => {
+        for (const list of this.#lists.values()) {
+          const { options } = list
+          if (
+            options.connectionId === connectionId &&
+            options.vaultId === vaultId &&
+            (list.structure !== null || list.properties !== null)
+          ) {
+            void list.refresh()
+          }
+        }
+      }),
+    ]
+    return () => stops.forEach((stop) => stop())
   }
 
   /** The list named `name` in this vault, made on first use. */

@@ -6,12 +6,15 @@ import {
   type BrowseKind,
   type ListKind,
 } from '../records/browse-kinds.ts'
+import { matchOf, type StructureMatch } from '../records/structure-match.ts'
 import { isSectionId, sectionById, type SectionId } from '../sections.ts'
+
+export type { StructureMatch }
 
 export type Route =
   /** A section, showing one of its lists (none for the outbox). */
   | { kind: 'section'; section: SectionId; list: ListKind | null }
-  | { kind: 'record'; record: BrowseKind; id: number }
+  | { kind: 'record'; record: BrowseKind; id: number; match?: StructureMatch }
   /** A notebook entry written offline, named by the outbox item creating it. */
   | { kind: 'draft'; item: number }
   | { kind: 'gallery' }
@@ -25,10 +28,12 @@ function sectionRoute(section: SectionId): Route {
 
 /**
  * Routes live in the URL's hash, which works the same from file:// and http://: `#/batches` (a
- * section), `#/runs` (one of a section's lists), `#/molecules/12` (one record).
+ * section), `#/runs` (one of a section's lists), `#/molecules/12` (one record),
+ * `#/molecules/12?substructure=c1ccccc1` (a molecule found by a substructure search).
  */
 export function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#\/?/, '')
+  // A query after `?` says how a record was reached (the substructure a molecule was found by).
+  const [path = '', search] = hash.replace(/^#\/?/, '').split(/\?(.*)/s, 2)
   if (path === '') return sectionRoute(defaultSection)
   if (path === 'gallery') return { kind: 'gallery' }
   if (isSectionId(path)) return sectionRoute(path)
@@ -43,7 +48,8 @@ export function parseRoute(hash: string): Route {
       : sectionRoute(section)
   }
   if (kind && rest.length === 0 && /^\d{1,15}$/.test(id ?? '')) {
-    return { kind: 'record', record: kind, id: Number(id) }
+    const match = kind === 'molecules' && search ? matchOf(search) : null
+    return { kind: 'record', record: kind, id: Number(id), ...(match ? { match } : {}) }
   }
   return { kind: 'unknown', hash }
 }

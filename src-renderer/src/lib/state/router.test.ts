@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { recordHref } from '../records/browse-kinds.ts'
+import { matchedMoleculeHref } from '../records/structure-match.ts'
 import { parseRoute, sectionHref, sectionListHref, sectionOf } from './router.svelte.ts'
 
 describe('parseRoute', () => {
@@ -82,5 +83,44 @@ describe('section addresses', () => {
     expect(sectionOf(parseRoute('#/runs/3'))).toBe('assays')
     expect(sectionOf(parseRoute('#/samples/3'))).toBe('inventory')
     expect(sectionOf(parseRoute('#/gallery'))).toBeNull()
+  })
+})
+
+describe('a molecule reached from a substructure search', () => {
+  it('carries the query in its address, for the page to highlight', () => {
+    const href = matchedMoleculeHref(12, { query: 'c1ccccc1[N+](=O)[O-]', language: 'smarts' })
+    expect(href).toBe(
+      '#/molecules/12?substructure=c1ccccc1%5BN%2B%5D%28%3DO%29%5BO-%5D&language=smarts',
+    )
+    expect(parseRoute(href)).toEqual({
+      kind: 'record',
+      record: 'molecules',
+      id: 12,
+      match: { query: 'c1ccccc1[N+](=O)[O-]', language: 'smarts' },
+    })
+    expect(parseRoute(matchedMoleculeHref(3, { query: 'CCO' }))).toEqual({
+      kind: 'record',
+      record: 'molecules',
+      id: 3,
+      match: { query: 'CCO' },
+    })
+  })
+
+  it('ignores a query elsewhere, or one without a structure', () => {
+    expect(parseRoute('#/molecules/12?language=smarts')).toEqual({
+      kind: 'record',
+      record: 'molecules',
+      id: 12,
+    })
+    expect(parseRoute('#/batches/4?substructure=CCO')).toEqual({
+      kind: 'record',
+      record: 'batches',
+      id: 4,
+    })
+    expect(parseRoute('#/plates?x=1')).toEqual({
+      kind: 'section',
+      section: 'plates',
+      list: 'plates',
+    })
   })
 })

@@ -1,5 +1,6 @@
 import type { AppInfo } from '../../../../src-main/shared/app-info.ts'
 import type { VaultDeskBridge } from '../bridge.ts'
+import { ChemDesk } from '../chem/chem-desk.svelte.ts'
 import { AppStatusState } from './app-status.svelte.ts'
 import { ConnectionsState } from './connections.svelte.ts'
 import { RecordKinds } from './record-kinds.svelte.ts'
@@ -26,6 +27,8 @@ export class Session {
   readonly kinds: RecordKinds
   readonly lists: RecordLists
   readonly outbox: OutboxActivity
+  /** Thumbnails, structure query boxes and structure index progress. */
+  readonly chem: ChemDesk
   /** Files dropped anywhere in the window, waiting for the person to say where they go. */
   readonly drops = new DropDesk()
   /** Null until main has said which version and host this is. */
@@ -41,6 +44,7 @@ export class Session {
     this.kinds = new RecordKinds(bridge, reportError)
     this.lists = new RecordLists(bridge, reportError)
     this.outbox = new OutboxActivity(bridge, reportError)
+    this.chem = new ChemDesk(bridge)
   }
 
   start(target: Window): () => void {
@@ -48,12 +52,15 @@ export class Session {
       this.status.start(),
       this.scope.start(),
       this.connections.start(),
-      this.connections.onChange(() =>
-        this.lists.retainConnections(this.connections.list.map(({ id }) => id)),
-      ),
+      this.connections.onChange(() => {
+        const ids = this.connections.list.map(({ id }) => id)
+        this.lists.retainConnections(ids)
+        this.chem.retainConnections(ids)
+      }),
       this.sync.start(),
       this.lists.start(),
       this.outbox.start(),
+      this.chem.start(),
       this.router.start(target),
       this.bridge.on('storage.failed', ({ message, details }) =>
         this.toasts.error(message, details),

@@ -54,4 +54,15 @@ export function quietBridge(): BridgeDouble {
       ok: true,
       value: { queued: 0, sending: 0, needsAttention: 0, conflict: 0, uncertain: 0, pending: 0 },
     }))
+    .answer('chem.indexState', async () => ({
+      ok: true,
+      value: { indexed: 0, total: 0, unparseable: 0, building: false },
+    }))
+    .answer('chem.depictMany', async () => ({ ok: true, value: {} }))
+    .answer('chem.properties', async () => ({ ok: true, value: { computed: {}, fromServer: [] } }))
+}
+
+/** A tiny SVG standing in for a drawing of `label`. */
+export function svgOf(label: string): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="120"><text>${label}</text></svg>`
 }

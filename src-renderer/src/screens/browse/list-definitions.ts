@@ -80,7 +80,8 @@ const projects: RecordColumn = {
 const molecules: ListDefinition = {
   kind: 'molecules',
   columns: [
-    { id: 'name', label: 'Name', value: (record) => textOf(record.name), width: 112, grow: 1.4 },
+    // The name's cell also shows the structure's thumbnail.
+    { id: 'name', label: 'Name', value: (record) => textOf(record.name), width: 210, grow: 1.4 },
     { id: 'formula', label: 'Formula', value: (record) => textOf(record.formula), width: 124 },
     {
       id: 'molecular_weight',
