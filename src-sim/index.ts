@@ -155,6 +155,8 @@ async function startOn(
     deleteMoleculeDependents: (moleculeId) => {
       for (const module of simModules) module.moleculeDeletion?.(db, moleculeId)
     },
+    moleculeFiles: (moleculeId) =>
+      simModules.flatMap((module) => module.moleculeFiles?.(db, moleculeId) ?? []),
     protocolCriteria: simModules.find((module) => module.protocolCriteria)?.protocolCriteria,
   }
   const router = new Router()

@@ -33,6 +33,11 @@ export interface SimModule {
    * inside the deleting transaction.
    */
   moleculeDeletion?: (db: Database, moleculeId: number) => void
+  /**
+   * The files attached to a molecule, oldest first, as its record lists them (gaps.md:
+   * `source_files[{id,name}]`).
+   */
+  moleculeFiles?: (db: Database, moleculeId: number) => { id: number; name: string }[]
   /** Resolves the protocol_criteria of molecule and batch queries (the assay module). */
   protocolCriteria?: ProtocolCriteriaResolver
 }

@@ -39,6 +39,8 @@ export interface SimCore {
   dependentData(kind: DependentKind, id: number): string[]
   /** Runs every module's moleculeDeletion hook (see deleteMolecule). */
   deleteMoleculeDependents(moleculeId: number): void
+  /** The files attached to a molecule, oldest first (every module's moleculeFiles hook). */
+  moleculeFiles(moleculeId: number): { id: number; name: string }[]
   /**
    * Bumped after every successful write through the API (any POST, PUT or DELETE that is not a
    * query form), so modules may cache query results keyed on it.

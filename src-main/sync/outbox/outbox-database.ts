@@ -1,6 +1,10 @@
 import type Database from 'better-sqlite3'
 import type { Migration } from '../../store/migrations.ts'
 import { openDatabase } from '../../store/sqlite.ts'
+import type { JsonObject } from '../../store/record-values.ts'
+import { laneKey, offlineLaneRef, type LaneRef } from './lanes.ts'
+import { operations } from './operations/index.ts'
+import type { StoredOperation } from './operations/operation.ts'
 
 /**
  * The outbox lives in its own file, apart from the connections' caches, so that a damaged cache
@@ -62,6 +66,35 @@ export const outboxMigrations: readonly Migration[] = [
         renewed_at INTEGER NOT NULL
       );
     `),
+  (db) => {
+    // Lanes (`lanes.ts`): items a look-up could not tell apart go one at a time.
+    db.exec(`
+      ALTER TABLE items ADD COLUMN lane TEXT;
+      CREATE INDEX items_by_lane ON items (lane, id) WHERE lane IS NOT NULL;
+    `)
+    const rows = db
+      .prepare('SELECT id, connection_id, vault_id, operation, payload, attachment_name FROM items')
+      .all() as {
+      id: number
+      connection_id: string
+      vault_id: number
+      operation: string
+      payload: string
+      attachment_name: string | null
+    }[]
+    const serverId = db.prepare('SELECT server_id FROM items WHERE id = ?').pluck()
+    const laneRef: LaneRef = (ref) =>
+      'id' in ref
+        ? String(ref.id)
+        : String((serverId.get(ref.item) as number | null | undefined) ?? offlineLaneRef(ref.item))
+    const setLane = db.prepare('UPDATE items SET lane = ? WHERE id = ?')
+    for (const row of rows) {
+      const operation = (operations as Partial<Record<string, StoredOperation>>)[row.operation]
+      const payload = JSON.parse(row.payload) as JsonObject
+      const part = operation?.lane?.(payload, row.attachment_name, laneRef)
+      if (part) setLane.run(laneKey(row.connection_id, row.vault_id, part), row.id)
+    }
+  },
 ]
 
 export function openOutboxDatabase(file: string): Database.Database {

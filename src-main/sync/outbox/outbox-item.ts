@@ -37,6 +37,12 @@ export const unresolvedStates: readonly OutboxState[] = [
  */
 export type RecordRef = { id: number } | { item: number }
 
+/** What an operation read before the first attempt, and when (see `OutboxItem.snapshot`). */
+export interface Snapshot {
+  value: unknown
+  at?: number
+}
+
 /** A file copied into the data directory when the item was queued. */
 export interface Attachment {
   /** Absolute path of the copy. */
@@ -59,6 +65,12 @@ export interface OutboxItem {
   /** The item that creates that record, while the record has no server id. */
   recordItem: number | null
   orderKey: string
+  /**
+   * Items of one lane are never in flight together and go in the order queued, whatever their
+   * records: uploads of one file name to one record, so that at most one of them is in doubt at a
+   * time (see `lanes.ts`). Null for most items.
+   */
+  lane: string | null
   overlay: Overlay
   state: OutboxState
   /**
@@ -76,10 +88,11 @@ export interface OutboxItem {
   /** The server's copy, for a conflict. */
   theirs: JsonObject | null
   /**
-   * What the server held before the first attempt, to tell later whether an attempt arrived;
-   * null until taken.
+   * What the server held before the first attempt, to tell later whether an attempt arrived, and
+   * when it was read (what other items recorded since may be missing from it; absent in
+   * snapshots of older versions); null until taken.
    */
-  snapshot: { value: unknown } | null
+  snapshot: Snapshot | null
   serverId: number | null
   result: JsonObject | null
   /** A sent import whose states are still being followed. */

@@ -9,7 +9,7 @@ import { failureVerdict } from './failure-verdict.ts'
 import type { ImportFollower } from './import-follower.ts'
 import { operations } from './operations/index.ts'
 import type { SendContext, Sent } from './operations/operation.ts'
-import type { OutboxItem, RecordRef } from './outbox-item.ts'
+import type { OutboxItem, RecordRef, Snapshot } from './outbox-item.ts'
 import type { OutboxStore } from './outbox-store.ts'
 import type { SenderLease } from './sender-lease.ts'
 
@@ -55,8 +55,8 @@ const leaseRenewalMs = 10_000
 const historyMs = 30 * 86_400_000
 
 /**
- * The push loop. Items are sent in order per record and in parallel across records, at most
- * `concurrency` per connection, through the connection's client (whose limiter keeps every
+ * The push loop. Items are sent in order per record and in parallel across records (but one at a
+ * time per lane, see `lanes.ts`), at most `concurrency` per connection, through the connection's client (whose limiter keeps every
  * request within the service's limits) at background priority. Each attempt is committed as
  * "sending", and that commit is on disk, before any request leaves (the sync runs off the event
  * loop, shared by the attempts marked meanwhile); its outcome is committed after, unsynced. An
@@ -71,7 +71,7 @@ export class OutboxSender {
   readonly #concurrency: number
   readonly #inFlight = new Map<
     number,
-    { connectionId: string; abort: AbortController; done: Promise<void> }
+    { connectionId: string; lane: string | null; abort: AbortController; done: Promise<void> }
   >()
   /** Items in flight already marked "sending" (the others are still queued, in their look-ups). */
   readonly #marked = new Set<number>()
@@ -182,7 +182,10 @@ export class OutboxSender {
     }
     const now = this.#now()
     const perConnection = new Map<string, { busy: number; looking: number }>()
-    for (const [id, { connectionId }] of this.#inFlight) {
+    // An item whose lane has one in flight waits (the store knows only those marked "sending").
+    const lanes = new Set<string>()
+    for (const [id, { connectionId, lane }] of this.#inFlight) {
+      if (lane !== null) lanes.add(lane)
       const counts = perConnection.get(connectionId) ?? { busy: 0, looking: 0 }
       perConnection.set(connectionId, counts)
       counts.busy++
@@ -197,6 +200,10 @@ export class OutboxSender {
       for (const item of ready) {
         if (free === 0) break
         if (this.#inFlight.has(item.id)) continue
+        if (item.lane !== null) {
+          if (lanes.has(item.lane)) continue
+          lanes.add(item.lane)
+        }
         free--
         this.#launch(item)
       }
@@ -236,7 +243,12 @@ export class OutboxSender {
         this.#options.onItems([item.id])
         this.kick()
       })
-    this.#inFlight.set(item.id, { connectionId: item.connectionId, abort, done })
+    this.#inFlight.set(item.id, {
+      connectionId: item.connectionId,
+      lane: item.lane,
+      abort,
+      done,
+    })
   }
 
   async #attempt(queued: OutboxItem, signal: AbortSignal): Promise<void> {
@@ -266,28 +278,32 @@ export class OutboxSender {
       options: { priority: 'background', signal },
       resolve: (ref) => this.#resolve(ref),
       onProgress: (progress) => this.#options.onProgress(queued.id, progress),
+      now: () => this.#now(),
+      claimedByOthers: (serverIds, since) => this.#store.claimedByOthers(item, serverIds, since),
+      inDoubtInLane: () => this.#store.inDoubtInLane(item),
     }
     let inDoubt = item.inDoubt
     let sending = false
     try {
-      let snapshot: { value: unknown } | undefined
+      let snapshot: Snapshot | undefined
       if (inDoubt) {
         const reconciled = await operation.reconcile(context, item.payload)
         switch (reconciled.outcome) {
           case 'arrived':
-            this.#options.log.info('an item in doubt had arrived', { itemId: item.id })
-            return this.#complete(item, connection, reconciled.sent)
+            try {
+              this.#complete(item, connection, reconciled.sent, reconciled.exclusive)
+              this.#options.log.info('an item in doubt had arrived', { itemId: item.id })
+              return
+            } catch (error) {
+              // Another item accounts for what was found: one record never stands for two.
+              if (!(error instanceof AppError && error.code === 'conflict')) throw error
+              return this.#uncertain(
+                item,
+                `what the server has (record ${reconciled.sent.serverId}) is already accounted for by another item`,
+              )
+            }
           case 'unknown':
-            this.#store.markStopped(
-              item.id,
-              'uncertain',
-              {
-                message: `It may or may not have arrived: ${reconciled.reason}.`,
-                kind: 'uncertain',
-              },
-              this.#now(),
-            )
-            return
+            return this.#uncertain(item, reconciled.reason)
           case 'conflict':
             return this.#conflict(item, reconciled.theirs)
           case 'absent':
@@ -296,7 +312,8 @@ export class OutboxSender {
       } else {
         // Read-only look-ups come first: nothing of them needs settling after a crash.
         if (operation.snapshot) {
-          snapshot = { value: (await operation.snapshot(context, item.payload)) ?? null }
+          const at = this.#now()
+          snapshot = { value: (await operation.snapshot(context, item.payload)) ?? null, at }
           item = { ...item, snapshot }
         }
         if (operation.changedSince && item.baseModifiedAt !== null) {
@@ -348,8 +365,33 @@ export class OutboxSender {
     return creator.serverId
   }
 
-  /** Stores the answer in the cache first: a crash before the commit below is then in doubt. */
-  #complete(item: OutboxItem, connection: OutboxConnection, sent: Sent): void {
+  /** It may or may not have arrived, and the API cannot tell: the person decides. */
+  #uncertain(item: OutboxItem, reason: string): void {
+    this.#store.markStopped(
+      item.id,
+      'uncertain',
+      { message: `It may or may not have arrived: ${reason}.`, kind: 'uncertain' },
+      this.#now(),
+    )
+  }
+
+  /**
+   * Stores the answer in the cache first: a crash before the commit below is then in doubt. An
+   * `exclusive` arrival that another item accounts for is refused (AppError 'conflict') before
+   * anything is stored.
+   */
+  #complete(
+    item: OutboxItem,
+    connection: OutboxConnection,
+    sent: Sent,
+    exclusive?: { since: number | null },
+  ): void {
+    if (exclusive && sent.serverId !== null) {
+      const holders = this.#store.claimedByOthers(item, [sent.serverId], exclusive.since)
+      if (holders.size > 0) {
+        throw new AppError('conflict', `Record ${sent.serverId} is accounted for by another item.`)
+      }
+    }
     if (sent.record && sent.serverId !== null) {
       try {
         connection.cache.applyPage(item.recordKind, item.vaultId, [sent.record])
@@ -361,7 +403,7 @@ export class OutboxSender {
         })
       }
     }
-    const done = this.#store.markSent(item.id, sent, this.#now())
+    const done = this.#store.markSent(item.id, sent, this.#now(), exclusive)
     if (done.attachment) this.#options.attachments.remove(done.attachment)
     if (done.following) this.#options.follower.follow(done)
   }

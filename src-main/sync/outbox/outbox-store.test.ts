@@ -3,7 +3,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { openOutboxDatabase } from './outbox-database.ts'
+import { openDatabase } from '../../store/sqlite.ts'
+import { openOutboxDatabase, outboxMigrations } from './outbox-database.ts'
 import { OutboxStore, type NewItem } from './outbox-store.ts'
 import { SenderLease } from './sender-lease.ts'
 
@@ -116,6 +117,113 @@ describe('the order in which items may go', () => {
     )
     expect(ids(store.ready('lab', 100, 10))).toEqual([doubtful.id, plain.id])
     expect(store.nextDueAt()).toBe(0)
+  })
+})
+
+describe('lanes: uploads of one name to one record', () => {
+  const upload: NewItem = {
+    ...base,
+    operation: 'file.attach',
+    recordKind: 'files',
+    recordId: null,
+    recordItem: 'self',
+    lane: 'file/molecule/5/a.csv',
+  }
+
+  it('go one at a time, in order, while a stopped one does not hold the next', () => {
+    const first = store.insert(upload, 0)
+    const second = store.insert(upload, 0)
+    const other = store.insert({ ...upload, lane: 'file/molecule/5/b.csv' }, 0)
+    expect(first.lane).toBe('lab/1/file/molecule/5/a.csv')
+    expect(ids(store.ready('lab', 0, 10))).toEqual([first.id, other.id])
+    store.markSending(first.id, 1, { updatedAt: first.updatedAt })
+    expect(ids(store.ready('lab', 1, 10))).toEqual([other.id])
+    store.markStopped(first.id, 'uncertain', { message: '?', kind: 'uncertain' }, 2)
+    expect(ids(store.ready('lab', 2, 10))).toEqual([second.id, other.id])
+    expect(store.inDoubtInLane(store.require(second.id))).toEqual([
+      expect.objectContaining({ id: first.id }),
+    ])
+  })
+
+  it('name a record created offline by its server id once it is sent', () => {
+    const create = store.insert(
+      {
+        ...base,
+        operation: 'eln.create',
+        recordKind: 'eln_entries',
+        recordId: null,
+        recordItem: 'self',
+      },
+      0,
+    )
+    const before = store.insert(
+      { ...upload, lane: `file/eln_entry/#${create.id}/a.csv`, dependsOn: [create.id] },
+      0,
+    )
+    store.markSending(create.id, 1, { updatedAt: create.updatedAt })
+    store.markSent(create.id, { serverId: 99, record: null }, 2)
+    expect(store.require(before.id).lane).toBe('lab/1/file/eln_entry/99/a.csv')
+    const after = store.insert({ ...upload, lane: 'file/eln_entry/99/a.csv' }, 3)
+    expect(ids(store.ready('lab', 3, 10))).toEqual([before.id])
+    expect(store.require(after.id).lane).toBe(store.require(before.id).lane)
+  })
+
+  it('keep what a sent upload accounts for while its lane has unresolved items', () => {
+    const sent = store.insert(upload, 0)
+    const waiting = store.insert(upload, 0)
+    store.markSending(sent.id, 1, { updatedAt: sent.updatedAt })
+    store.markSent(sent.id, { serverId: 40, record: null }, 1)
+    expect(store.claimedByOthers(store.require(waiting.id), [40, 41], null)).toEqual(new Set([40]))
+    expect(store.claimedByOthers(store.require(waiting.id), [40], 2)).toEqual(new Set())
+    expect(store.claimedByOthers(store.require(sent.id), [40], null)).toEqual(new Set())
+    expect(store.prune(10)).toBe(0)
+    store.cancel(waiting.id, 5)
+    expect(store.prune(10)).toBe(2)
+  })
+
+  it('refuse to let a second item account for a record another one does', () => {
+    const first = store.insert(upload, 0)
+    const second = store.insert(upload, 0)
+    store.markSent(first.id, { serverId: 40, record: null }, 1)
+    expect(() =>
+      store.markSent(second.id, { serverId: 40, record: null }, 2, { since: null }),
+    ).toThrow(/already accounted for/)
+    expect(store.require(second.id).state).toBe('queued')
+    store.markSent(second.id, { serverId: 40, record: null }, 2, { since: 2 })
+    expect(store.require(second.id).state).toBe('sent')
+  })
+})
+
+describe('an outbox written before lanes', () => {
+  it('puts its items in their lanes when opened', () => {
+    const file = path.join(dir, 'old-outbox.db')
+    const old = openDatabase(file, outboxMigrations.slice(0, 1), 'the outbox')
+    const insert = old.prepare(
+      `INSERT INTO items (id, connection_id, vault_id, operation, payload, record_kind, record_id,
+         record_item, order_key, overlay, state, next_attempt_at, server_id, attachment_name,
+         created_at, updated_at)
+       VALUES (?, 'lab', 1, ?, ?, ?, ?, ?, '', '{}', ?, 0, ?, ?, 0, 0)`,
+    )
+    const toEntry = (ref: object) => JSON.stringify({ target: { kind: 'eln_entry', ref } })
+    const entry = JSON.stringify({ title: ' Notes ', project: 1 })
+    insert.run(1, 'eln.create', entry, 'eln_entries', 50, 1, 'sent', 50, null)
+    insert.run(2, 'eln.create', entry, 'eln_entries', null, 2, 'queued', null, null)
+    insert.run(3, 'file.attach', toEntry({ item: 1 }), 'files', null, 3, 'sending', null, 'a b.csv')
+    insert.run(4, 'file.attach', toEntry({ item: 2 }), 'files', null, 4, 'queued', null, 'a.csv')
+    insert.run(5, 'file.attach', toEntry({ id: 7 }), 'files', 70, 5, 'sent', 70, 'a.csv')
+    old.close()
+    const reopened = new OutboxStore(openOutboxDatabase(file))
+    try {
+      expect([1, 2, 3, 4, 5].map((id) => reopened.require(id).lane)).toEqual([
+        'lab/1/new/eln_entry/notes',
+        'lab/1/new/eln_entry/notes',
+        'lab/1/file/eln_entry/50/a%20b.csv',
+        'lab/1/file/eln_entry/#2/a.csv',
+        'lab/1/file/eln_entry/7/a.csv',
+      ])
+    } finally {
+      reopened.database.close()
+    }
   })
 })
 

@@ -9,8 +9,10 @@ import {
   type Attachment,
   type OutboxItem,
   type OutboxState,
+  type Snapshot,
 } from './outbox-item.ts'
 import type { Overlay } from './overlay.ts'
+import { laneKey, offlineLaneRef } from './lanes.ts'
 import { WalSync } from './wal-sync.ts'
 
 /** An item as the outbox queues it; the store gives it its id and its place. */
@@ -29,6 +31,8 @@ export interface NewItem {
   attachment: Attachment | null
   /** Items that must be sent first. */
   dependsOn: number[]
+  /** The operation's part of the item's lane (`lanes.ts`), when it has one. */
+  lane?: string | null
 }
 
 interface ItemFilter {
@@ -55,6 +59,7 @@ interface ItemRow {
   record_id: number | null
   record_item: number | null
   order_key: string
+  lane: string | null
   overlay: string
   state: OutboxState
   in_doubt: number
@@ -77,6 +82,9 @@ interface ItemRow {
 }
 
 const unresolvedList = unresolvedStates.map((state) => `'${state}'`).join(', ')
+/** The item's lane holds an earlier item waiting its turn or under way: it waits. */
+const laneBusy = `i.lane IS NOT NULL AND EXISTS (SELECT 1 FROM items AS l INDEXED BY items_by_lane
+  WHERE l.lane = i.lane AND l.id < i.id AND l.state IN ('queued', 'sending'))`
 
 /** Items of one record are sent in the order they were queued: this is that record. */
 function orderKey(
@@ -163,10 +171,10 @@ export class OutboxStore {
     return this.durably(() => {
       const insert = this.#prepare(
         `INSERT INTO items (connection_id, vault_id, operation, payload, record_kind, record_id,
-           record_item, order_key, overlay, state, next_attempt_at, base_modified_at,
+           record_item, order_key, lane, overlay, state, next_attempt_at, base_modified_at,
            attachment_path, attachment_name, attachment_size, created_at, updated_at)
          VALUES (@connectionId, @vaultId, @operation, @payload, @recordKind, @recordId, NULL, '',
-           @overlay, 'queued', @now, @baseModifiedAt, @attachmentPath, @attachmentName,
+           @lane, @overlay, 'queued', @now, @baseModifiedAt, @attachmentPath, @attachmentName,
            @attachmentSize, @now, @now)`,
       )
       const depend = this.#prepare(
@@ -180,6 +188,7 @@ export class OutboxStore {
           payload: JSON.stringify(item.payload),
           recordKind: item.recordKind,
           recordId: item.recordId,
+          lane: item.lane ? laneKey(item.connectionId, item.vaultId, item.lane) : null,
           overlay: JSON.stringify(item.overlay),
           now,
           baseModifiedAt: item.baseModifiedAt,
@@ -298,7 +307,8 @@ export class OutboxStore {
 
   /**
    * A connection's items that may be sent now: queued and due, first of their record among the
-   * unresolved, with every dependency sent. Items that may have arrived already come first.
+   * unresolved, first of their lane among those queued or sending, with every dependency sent.
+   * Items that may have arrived already come first.
    */
   ready(connectionId: string, now: number, limit: number): OutboxItem[] {
     // The connection and the limit are read through scalar subqueries: a bound value that SQLite
@@ -312,6 +322,7 @@ export class OutboxStore {
              AND e.id < i.id AND e.state IN (${unresolvedList}))
            AND NOT EXISTS (SELECT 1 FROM dependencies AS d JOIN items AS p ON p.id = d.depends_on
              WHERE d.item_id = i.id AND p.state <> 'sent')
+           AND NOT (${laneBusy})
          ORDER BY i.in_doubt DESC, i.id LIMIT (SELECT @limit)`,
     ).all({ connectionId, now, limit }) as ItemRow[]
     return rows.map(toItem)
@@ -346,7 +357,7 @@ export class OutboxStore {
   markSending(
     id: number,
     now: number,
-    seen: { updatedAt: number; snapshot?: { value: unknown } },
+    seen: { updatedAt: number; snapshot?: Snapshot },
   ): OutboxItem {
     const commit = this.#walSync ? this.transaction.bind(this) : this.durably.bind(this)
     commit(() =>
@@ -367,11 +378,23 @@ export class OutboxStore {
 
   /**
    * The server has the item: its answer is kept, a record it created gets its server id in every
-   * item that names it, and later edits of the record are rebased on the answer's modified_at.
+   * item that names it (and in their lanes), and later edits of the record are rebased on the
+   * answer's modified_at. With `exclusive` (a record found on the server rather than answered),
+   * refused (AppError 'conflict') when another item already accounts for that record, as recorded
+   * since `exclusive.since` (always, when null): one record never accounts for two items.
    */
-  markSent(id: number, sent: Sent, now: number): OutboxItem {
+  markSent(id: number, sent: Sent, now: number, exclusive?: { since: number | null }): OutboxItem {
     return this.transaction(() => {
       const item = this.require(id)
+      if (exclusive && sent.serverId !== null) {
+        const holders = this.claimedByOthers(item, [sent.serverId], exclusive.since)
+        if (holders.size > 0) {
+          throw new AppError(
+            'conflict',
+            `The ${item.recordKind.replace(/_/g, ' ')} record ${sent.serverId} is already accounted for by another item.`,
+          )
+        }
+      }
       this.#update(
         id,
         `state = 'sent', in_doubt = 0, server_id = @serverId, result = @result,
@@ -392,6 +415,10 @@ export class OutboxStore {
           key,
           id,
         )
+        this.#prepare(
+          `UPDATE items SET lane = replace(lane, @offline, @known) WHERE lane IS NOT NULL
+             AND id IN (SELECT item_id FROM dependencies WHERE depends_on = @id)`,
+        ).run({ id, offline: `/${offlineLaneRef(id)}/`, known: `/${sent.serverId}/` })
       }
       if (sent.modifiedAt) {
         this.#prepare(
@@ -459,7 +486,13 @@ export class OutboxStore {
   requeue(
     id: number,
     now: number,
-    changes: { payload?: JsonObject; overlay?: Overlay; baseModifiedAt?: string | null } = {},
+    changes: {
+      payload?: JsonObject
+      overlay?: Overlay
+      baseModifiedAt?: string | null
+      /** The operation's part of the lane (an edited payload may change it). */
+      lane?: string | null
+    } = {},
   ): OutboxItem {
     const sets = [
       `state = 'queued'`,
@@ -481,6 +514,11 @@ export class OutboxStore {
     if (changes.baseModifiedAt !== undefined) {
       sets.push('base_modified_at = @base')
       values.base = changes.baseModifiedAt
+    }
+    if (changes.lane !== undefined) {
+      const item = this.require(id)
+      sets.push('lane = @lane')
+      values.lane = changes.lane && laneKey(item.connectionId, item.vaultId, changes.lane)
     }
     this.#update(id, sets.join(', '), values)
     return this.require(id)
@@ -592,7 +630,8 @@ export class OutboxStore {
 
   /**
    * Forgets sent and discarded items last changed before `before`, unless an unresolved item
-   * still needs one to learn a server id.
+   * still needs one to learn a server id, or shares its lane (what a sent upload accounts for is
+   * how a later one of its lane, in doubt, is told apart from it).
    */
   prune(before: number): number {
     return this.#prepare(
@@ -601,8 +640,47 @@ export class OutboxStore {
          AND NOT EXISTS (SELECT 1 FROM dependencies AS d JOIN items AS o ON o.id = d.item_id
            WHERE d.depends_on = items.id AND o.state IN (${unresolvedList}))
          AND NOT EXISTS (SELECT 1 FROM items AS o WHERE o.record_item = items.id
-           AND o.id <> items.id AND o.state IN (${unresolvedList}))`,
+           AND o.id <> items.id AND o.state IN (${unresolvedList}))
+         AND (lane IS NULL OR NOT EXISTS (SELECT 1 FROM items AS o INDEXED BY items_by_lane
+           WHERE o.lane = items.lane AND o.state IN (${unresolvedList})))`,
     ).run(before).changes
+  }
+
+  /**
+   * Of these server ids of records of the item's kind (in its connection and vault), those that
+   * other items created or were found to have created: they account for them. Only what was
+   * recorded since `since` counts, when given (a server may give a deleted record's id again).
+   */
+  claimedByOthers(
+    item: OutboxItem,
+    serverIds: readonly number[],
+    since: number | null,
+  ): Set<number> {
+    if (serverIds.length === 0) return new Set()
+    const rows = this.#prepare(
+      `SELECT DISTINCT record_id FROM items INDEXED BY items_by_record
+         WHERE connection_id = @connectionId AND vault_id = @vaultId AND record_kind = @kind
+           AND record_id IN (SELECT value FROM json_each(@ids)) AND record_item = id AND id <> @id
+           AND state <> 'cancelled' AND (@since IS NULL OR updated_at >= @since)`,
+    ).all({
+      connectionId: item.connectionId,
+      vaultId: item.vaultId,
+      kind: item.recordKind,
+      ids: JSON.stringify(serverIds),
+      id: item.id,
+      since,
+    }) as { record_id: number }[]
+    return new Set(rows.map((row) => row.record_id))
+  }
+
+  /** The other unresolved items of the item's lane whose attempts may have arrived. */
+  inDoubtInLane(item: OutboxItem): OutboxItem[] {
+    if (item.lane === null) return []
+    const rows = this.#prepare(
+      `SELECT * FROM items INDEXED BY items_by_lane WHERE lane = ? AND id <> ? AND in_doubt = 1
+         AND state IN (${unresolvedList}) ORDER BY id`,
+    ).all(item.lane, item.id) as ItemRow[]
+    return rows.map(toItem)
   }
 
   #update(id: number, sets: string, values: Record<string, unknown>, guard?: string): void {
@@ -648,6 +726,7 @@ function toItem(row: ItemRow): OutboxItem {
     recordId: row.record_id,
     recordItem: row.record_item,
     orderKey: row.order_key,
+    lane: row.lane,
     overlay: JSON.parse(row.overlay) as Overlay,
     state: row.state,
     inDoubt: row.in_doubt === 1,
@@ -658,7 +737,7 @@ function toItem(row: ItemRow): OutboxItem {
     lastErrorKind: row.last_error_kind,
     baseModifiedAt: row.base_modified_at,
     theirs: parse<JsonObject>(row.theirs),
-    snapshot: parse<{ value: unknown }>(row.snapshot),
+    snapshot: parse<Snapshot>(row.snapshot),
     serverId: row.server_id,
     result: parse<JsonObject>(row.result),
     following: row.following === 1,

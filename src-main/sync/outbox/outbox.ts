@@ -9,6 +9,7 @@ import { recordKind, type RecordKindName } from '../../store/record-kinds.ts'
 import { toLinkId, type JsonObject } from '../../store/record-values.ts'
 import { AttachmentFolder } from './attachment-folder.ts'
 import { ImportFollower } from './import-follower.ts'
+import { offlineLaneRef, type LaneRef } from './lanes.ts'
 import { itemView, type OutboxItemView } from './item-view.ts'
 import { operations } from './operations/index.ts'
 import { importExtensions } from './payloads/imports.ts'
@@ -277,6 +278,7 @@ export class Outbox {
       this.#store.requeue(id, this.#now(), {
         payload: checked,
         overlay: operation.overlay(checked, item.attachment?.name ?? null),
+        lane: operation.lane?.(checked, item.attachment?.name ?? null, this.#laneRef) ?? null,
       }),
     )
   }
@@ -468,9 +470,17 @@ export class Outbox {
         baseModifiedAt: base,
         attachment,
         dependsOn: refs.flatMap((ref) => ('item' in ref ? [ref.item] : [])),
+        lane: operation.lane?.(payload, attachment?.name ?? null, this.#laneRef) ?? null,
       },
       now,
     )
+  }
+
+  /** A record as lanes name it: by its server id once known (`lanes.ts`). */
+  readonly #laneRef: LaneRef = (ref) => {
+    if ('id' in ref) return String(ref.id)
+    const serverId = this.#store.require(ref.item).serverId
+    return serverId !== null ? String(serverId) : offlineLaneRef(ref.item)
   }
 
   /**

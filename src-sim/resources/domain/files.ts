@@ -241,6 +241,13 @@ export const filesModule: SimModule = {
   // Contents whose row is gone (its run or molecule was deleted, a crash between the two) are
   // swept at each start; a row's id may come back, and its new contents replace the old ones.
   start: (sim) => sweepContents(sim.db, sim.filesDirectory),
+  moleculeFiles: (db, moleculeId) =>
+    db
+      .prepare(
+        `SELECT id, name FROM uploaded_files WHERE resource_class = 'molecule' AND resource_id = ?
+         ORDER BY id`,
+      )
+      .all(moleculeId) as { id: number; name: string }[],
   moleculeDeletion: (db, moleculeId) => {
     db.prepare(
       `DELETE FROM uploaded_files WHERE resource_class = 'molecule' AND resource_id = ?`,

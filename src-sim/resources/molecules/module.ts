@@ -83,7 +83,8 @@ function showMolecule(access: VaultAccess, id: number, params?: Params): Record<
   params?.rejectUnknown()
   const [record] = moleculeRecords(access, [id], { ...display, scope })
   if (!record) throw notFound(`Molecule ${id}`)
-  return record
+  // The files attached to it (gaps.md); only a single molecule's record lists them.
+  return { ...record, source_files: access.sim.moleculeFiles(id) }
 }
 
 function readUdfs(

@@ -75,6 +75,12 @@ describe('POST /files', () => {
       resource_id: String(molecule),
     })
     expect(toMolecule.status).toBe(200)
+    // The molecule's record lists its files (gaps.md: source_files[{id,name}]), oldest first.
+    const listed = record(await api.reader.get(`${api.main}/molecules/${molecule}`)).source_files
+    expect(listed).toContainEqual({ id: record(toMolecule).id, name: 'data.csv' })
+    expect((listed as { id: number }[]).map((file) => file.id)).toEqual(
+      (listed as { id: number }[]).map((file) => file.id).sort((a, b) => a - b),
+    )
   })
 
   it('answers 422 for missing or wrong parts, naming them', async () => {

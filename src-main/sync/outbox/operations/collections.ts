@@ -8,6 +8,8 @@ import {
   type NewCollection,
 } from '../payloads/collections.ts'
 import { offlineRefs } from '../payloads/common.ts'
+import { likenessLane } from '../lanes.ts'
+import { accountFor } from './new-records.ts'
 
 const sentCollection = (collection: Collection): Sent => ({
   serverId: collection.id,
@@ -36,6 +38,7 @@ export const collectionCreate: Operation<NewCollection> = {
   attachment: 'none',
   record: () => ({ kind: 'collections', creates: true }),
   refs: () => [],
+  lane: (payload) => likenessLane('collection', payload.name),
   overlay: (payload) => ({
     create: {
       name: payload.name,
@@ -50,7 +53,20 @@ export const collectionCreate: Operation<NewCollection> = {
   },
   async reconcile(context, payload) {
     const found = await collectionNamed(context, payload.name)
-    return found ? { outcome: 'arrived', sent: sentCollection(found) } : { outcome: 'absent' }
+    if (!found) return { outcome: 'absent' }
+    // Names are unique: another create of this name in doubt may be it as well.
+    const accounting = accountFor(context, [found], null, () => true)
+    switch (accounting.kind) {
+      case 'none':
+        return { outcome: 'absent' } // another item's: sent again, this one is refused (422)
+      case 'found':
+        return { outcome: 'arrived', sent: sentCollection(found), exclusive: { since: null } }
+      default:
+        return {
+          outcome: 'unknown',
+          reason: `other collections named ${payload.name} were in doubt too, and the server has one`,
+        }
+    }
   },
 }
 

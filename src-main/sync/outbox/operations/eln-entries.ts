@@ -15,6 +15,7 @@ import {
   type NewElnEntry,
 } from '../payloads/eln-entries.ts'
 import { offlineRefs } from '../payloads/common.ts'
+import { likenessLane } from '../lanes.ts'
 
 const administratorsOnly =
   'only vault administrators can list ELN entries, so whether it arrived cannot be told'
@@ -53,6 +54,7 @@ export const elnCreate: Operation<NewElnEntry> = {
   attachment: 'none',
   record: () => ({ kind: 'eln_entries', creates: true }),
   refs: () => [],
+  lane: (payload) => likenessLane('eln_entry', payload.title),
   overlay: (payload) => ({
     create: {
       name: payload.title,

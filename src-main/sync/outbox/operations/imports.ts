@@ -1,6 +1,7 @@
 import type { Slurp, SlurpMetadata } from '../../../api/index.ts'
 import { isObject, toLinkId } from '../../../store/record-values.ts'
 import { idsOf, newRecordOf, recordsOf } from './new-records.ts'
+import { likenessLane } from '../lanes.ts'
 import type { Operation } from './operation.ts'
 import { queuedFile, uploadOptions } from './queued-file.ts'
 import { sameValue } from './same-values.ts'
@@ -30,6 +31,7 @@ export const slurpCreate: Operation<ImportSettings> = {
   attachment: 'import',
   record: () => ({ kind: 'slurps', creates: true }),
   refs: () => [],
+  lane: (_payload, fileName) => likenessLane('import_of_file', fileName ?? ''),
   overlay: (payload, name) => ({
     create: {
       file_name: name,

@@ -1,6 +1,7 @@
 import type { InventorySampleWrite } from '../../../api/index.ts'
 import { isObject, toId, type JsonObject } from '../../../store/record-values.ts'
 import { idsOf, newRecordOf } from './new-records.ts'
+import { likenessLane } from '../lanes.ts'
 import type { Operation, SendContext } from './operation.ts'
 import { recordEdit } from './record-edit.ts'
 import { sameValue } from './same-values.ts'
@@ -41,6 +42,7 @@ export const sampleCreate: Operation<NewSample> = {
   attachment: 'none',
   record: () => ({ kind: 'inventory_samples', creates: true }),
   refs: () => [],
+  lane: (payload) => likenessLane('sample_of_batch', payload.batch_id),
   overlay: (payload) => ({
     create: {
       batch_id: payload.batch_id,

@@ -3,6 +3,7 @@ import type { UploadProgress, VaultClient } from '../../../api/index.ts'
 import type { CallOptions } from '../../../api/index.ts'
 import type { RecordKindName } from '../../../store/record-kinds.ts'
 import type { JsonObject } from '../../../store/record-values.ts'
+import type { LaneRef } from '../lanes.ts'
 import type { OutboxItem, RecordRef } from '../outbox-item.ts'
 import type { Overlay } from '../overlay.ts'
 import type { OperationName } from './operation-names.ts'
@@ -17,6 +18,15 @@ export interface SendContext {
   /** The server id of a record; records created offline are sent first (dependencies). */
   resolve(ref: RecordRef): number
   onProgress(progress: UploadProgress): void
+  /** The outbox's clock (times it records, such as `updated_at`, are on it). */
+  now(): number
+  /**
+   * Of these server ids of records of the item's kind, those other items already account for
+   * (they created them, or were found to have), as recorded since `since` (all, when null).
+   */
+  claimedByOthers(serverIds: readonly number[], since: number | null): Set<number>
+  /** The other items of the item's lane whose attempts may have arrived too (see `lanes.ts`). */
+  inDoubtInLane(): OutboxItem[]
 }
 
 /** The server's answer, as the outbox keeps it and the cache stores it. */
@@ -31,9 +41,13 @@ export interface Sent {
   follow?: boolean
 }
 
-/** Whether an attempt that may have reached the server did. */
+/**
+ * Whether an attempt that may have reached the server did. An arrival found among records the
+ * server lists (rather than by an id of its own) is `exclusive`: it is refused, and the item
+ * uncertain, when another item accounts for that record since `since` (see `markSent`).
+ */
 export type Reconciled =
-  | { outcome: 'arrived'; sent: Sent }
+  | { outcome: 'arrived'; sent: Sent; exclusive?: { since: number | null } }
   | { outcome: 'absent' }
   | { outcome: 'unknown'; reason: string }
   | { outcome: 'conflict'; theirs: JsonObject }
@@ -59,6 +73,11 @@ export interface Operation<P = JsonObject> {
   record(payload: P): ItemRecord
   /** Records created offline that the payload names, so sent before this item. */
   refs(payload: P): RecordRef[]
+  /**
+   * The item's part of its lane (`lanes.ts`): items of one lane are never in flight together.
+   * `ref` names a record as lanes do.
+   */
+  lane?(payload: P, attachmentName: string | null, ref: LaneRef): string | null
   overlay(payload: P, attachmentName: string | null): Overlay
   /** Read before the first attempt when the answer alone cannot be found again afterwards. */
   snapshot?(context: SendContext, payload: P): Promise<unknown>

@@ -1,6 +1,7 @@
 import type { PlateWellWrite, PlateWrite } from '../../../api/index.ts'
 import type { JsonObject } from '../../../store/record-values.ts'
 import { idsOf, newRecordOf } from './new-records.ts'
+import { likenessLane } from '../lanes.ts'
 import type { Operation, SendContext } from './operation.ts'
 import { recordEdit } from './record-edit.ts'
 import { sameProjects, sameValue } from './same-values.ts'
@@ -44,6 +45,7 @@ export const plateCreate: Operation<NewPlate> = {
   attachment: 'none',
   record: () => ({ kind: 'plates', creates: true }),
   refs: () => [],
+  lane: (payload) => likenessLane('plate', payload.name),
   overlay: (payload) => ({ create: plateView(payload) }),
   snapshot: async (context, payload) => ({ ids: idsOf(await platesNamed(context, payload.name)) }),
   async send(context, payload) {
