@@ -3,7 +3,7 @@ import { AppError } from '../shared/app-error.ts'
 import type { Logger } from '../shared/logger.ts'
 import { sleep } from './backoff.ts'
 import { ApiError } from './errors.ts'
-import { JsonStreamError, jsonArrayRecords } from './json-array-stream.ts'
+import { JsonStreamError, jsonArrayBatches } from './json-array-stream.ts'
 import {
   exportIdOf,
   exportStateOf,
@@ -147,8 +147,9 @@ export class FinishedExport<T> {
     const download = await this.#exports.download(this.vaultId, this.exportId, options)
     let index = 0
     try {
-      for await (const value of jsonArrayRecords(download.chunks)) {
-        yield this.#read(value, index++)
+      // A batch per chunk: one step of the chunk generators per chunk, not per record.
+      for await (const batch of jsonArrayBatches(download.chunks)) {
+        for (const value of batch) yield this.#read(value, index++)
       }
     } catch (error) {
       if (error instanceof JsonStreamError) {

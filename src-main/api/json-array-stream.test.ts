@@ -81,9 +81,44 @@ describe('JsonArrayScanner', () => {
   it('gives the absolute character position of a fault in a long document', () => {
     const records = Array.from({ length: 50 }, (_, id) => JSON.stringify({ id }))
     const good = `[${records.join(',')}`
-    expect(() => scanInPieces(`${good},{"id":}]`, 16)).toThrow(
-      `malformed JSON at character ${good.length + 1}: record 50 is not valid JSON`,
-    )
+    const document = `${good},{"id":},{"id":51}]`
+    for (const pieceLength of [16, document.length]) {
+      expect(() => scanInPieces(document, pieceLength)).toThrow(
+        `malformed JSON at character ${good.length + 1}: record 50 is not valid JSON`,
+      )
+    }
+  })
+
+  it('hands out the records before a fault, then the fault', () => {
+    const scanner = new JsonArrayScanner()
+    const { records, fault } = scanner.take('[{"id":1}, {"id":2} {"id":3}]')
+    expect(records).toEqual([{ id: 1 }, { id: 2 }])
+    expect(fault?.message).toContain('expected "," or "]" after record 1, found "{"')
+  })
+
+  it('reads records nested deeper than one match takes, among shallow ones', () => {
+    let deep: unknown = { leaf: '} ] { [' }
+    for (let level = 0; level < 12; level++) deep = level % 2 ? { level, deep } : [level, deep]
+    const records = [{ id: 1 }, { id: 2, deep }, { id: 3 }, deep, { id: 4, list: [[[]]] }]
+    const document = JSON.stringify(records)
+    for (const pieceLength of [1, 5, 33, document.length]) {
+      expect(scanInPieces(document, pieceLength)).toEqual(records)
+    }
+  })
+
+  it('reads many records whatever the piece size', () => {
+    const records = Array.from({ length: 400 }, (_, id) => ({
+      id,
+      name: `molecule "${id}" {${'['.repeat(id % 4)}`,
+      projects: [{ id: id % 3, name: 'P' }, { id: 9 }],
+      batches: [{ id: id * 10, fields: { 'a,b': [1, 2, { c: 'd\\' }] } }],
+      flag: id % 2 === 0,
+      weight: id / 7,
+    }))
+    const document = `{"count":400,"objects":${JSON.stringify(records, null, 2)}}`
+    for (const pieceLength of [1, 7, 100, 4096, document.length]) {
+      expect(scanInPieces(document, pieceLength)).toEqual(records)
+    }
   })
 })
 
@@ -94,6 +129,23 @@ describe('jsonArrayRecords', () => {
       { name: '😀 ✓ é' },
       { name: 'ß' },
     ])
+  })
+
+  it('decodes characters of every length split at every place', async () => {
+    const records = Array.from({ length: 30 }, (_, id) => ({ id, text: `a é ✓ 😀 ${id} ß` }))
+    const bytes = new TextEncoder().encode(JSON.stringify(records))
+    for (const pieceLength of [1, 2, 3, 5, 7, bytes.length]) {
+      expect(await collect(jsonArrayRecords(bytesInPieces(bytes, pieceLength)))).toEqual(records)
+    }
+  })
+
+  it('refuses a document that ends within a character', async () => {
+    const bytes = new TextEncoder().encode('["😀"]')
+    // The array, then the first two bytes of another emoji.
+    const cut = new Uint8Array([...bytes, 0xf0, 0x9f])
+    await expect(collect(jsonArrayRecords(bytesInPieces(cut, 3)))).rejects.toThrow(
+      'not valid UTF-8',
+    )
   })
 
   it('refuses bytes that are not UTF-8', async () => {

@@ -1,11 +1,15 @@
 /**
- * Reads the records of a JSON document that arrives in chunks, one record at a time, so that an
- * export of any size never sits whole in memory. The document is either an array of records or an
- * object whose `objects` member is that array (other members are skipped). The scanner only finds
- * where records begin and end, counting brackets with one regular-expression step per bracket
- * (strings are skipped whole); the records completed by a piece of text then go through one
- * JSON.parse, which is faster than any parser written in JavaScript. Only the text of an
- * unfinished record is kept between pieces.
+ * Reads the records of a JSON document that arrives in chunks, one batch of records per chunk, so
+ * that an export of any size never sits whole in memory. The document is either an array of
+ * records or an object whose `objects` member is that array (other members are skipped).
+ *
+ * The scanner only finds where records end; JSON.parse, faster than any parser written in
+ * JavaScript, then reads all the records a piece of text completes in one call. Finding the ends
+ * is the scanner's whole cost, so it is left to native code as far as possible: one
+ * regular-expression match runs over a series of complete records (up to `runRecords` of them,
+ * each nested up to `runDepth` levels: every record of the service), and only the record cut off
+ * at the end of a piece, or one nested deeper, is scanned bracket by bracket (one match per
+ * bracket, strings skipped whole). Only the text of an unfinished record is kept between pieces.
  */
 export class JsonStreamError extends Error {
   override name = 'JsonStreamError'
@@ -24,16 +28,52 @@ const Step = {
 } as const
 type State = (typeof Step)[keyof typeof Step]
 
+/** A whole string (the unrolled form: no alternation per character). */
+const stringSource = String.raw`"[^"\\]*(?:\\[\s\S][^"\\]*)*"`
+/** A run of characters that are neither quotes nor brackets. */
+const plainSource = String.raw`[^"{}[\]]*`
+
 /** A whole string, a bracket, or the opening quote of a string that is not complete yet. */
-const structural = /"(?:[^"\\]|\\[\s\S])*"|[{}[\]]|"/g
+const structural = new RegExp(String.raw`${stringSource}|[{}[\]]|"`, 'g')
 /**
  * From where it is set: everything up to the next bracket (strings skipped whole), then that
- * bracket; or the opening quote of an unfinished string, or the end of the text. One step per
- * bracket keeps the scan within a small factor of JSON.parse itself.
+ * bracket; or the opening quote of an unfinished string, or the end of the text.
  */
-const nextBracket = /(?:[^"{}[\]]|"(?:[^"\\]|\\[\s\S])*")*([{}[\]]|"|$)/y
+const nextBracket = new RegExp(
+  String.raw`${plainSource}(?:${stringSource}${plainSource})*([{}[\]]|"|$)`,
+  'y',
+)
 const primitiveEnd = /[,\]}\s]/g
 const whitespace = /\S/g
+
+/** How deeply nested a record may be for the run expression to take it whole. */
+const runDepth = 8
+/**
+ * The most records one match of the run expression takes: the engine's backtracking stack grows
+ * with the length of a match and overflows somewhere past 20 MB, so a long piece of text is taken
+ * in several matches.
+ */
+const runRecords = 256
+
+/**
+ * From where it is set, 1 to `runRecords` complete records (objects or arrays nested at most
+ * `runDepth` levels) separated by commas. Each level is written out in the unrolled form, which never
+ * backtracks more than a few characters, so a record cut off by the end of the text costs one
+ * scan of that record before the match settles on the records before it.
+ */
+const recordRun = (() => {
+  let value = String.raw`[{[]${plainSource}(?:${stringSource}${plainSource})*[}\]]`
+  for (let level = 1; level < runDepth; level++) {
+    value = String.raw`[{[]${plainSource}(?:(?:${stringSource}|${value})${plainSource})*[}\]]`
+  }
+  return new RegExp(String.raw`${value}(?:\s*,\s*${value}){0,${runRecords - 1}}`, 'y')
+})()
+
+/** What one piece of text completed: its records, then the fault found after them if any. */
+export interface ScannedPiece {
+  records: unknown[]
+  fault?: JsonStreamError
+}
 
 export class JsonArrayScanner {
   #text = ''
@@ -41,41 +81,78 @@ export class JsonArrayScanner {
   #dropped = 0
   #pos = 0
   #state: State = Step.root
-  /** Set while a value is being scanned: where it starts and how deep the scan is. */
+  /** Set while a value is being scanned bracket by bracket: where it starts, how deep the scan is. */
   #valueStart = -1
   #depth = 0
-  /** Where the records completed in the current piece of text begin and end. */
-  #batch: number[] = []
+  /** Where the records completed and not parsed yet begin (the first) and end (the last). */
+  #batchStart = -1
+  #batchEnd = -1
+  /**
+   * Set after a run of records: the run expression has just failed on the value that follows
+   * (cut off, nested too deep, or not an object), so that value is scanned bracket by bracket.
+   */
+  #afterRun = false
+  /** Set when the run expression overflowed in this piece of text (a huge record): not again. */
+  #runsOff = false
   #key: string | undefined
   #inEnvelope = false
   #foundArray = false
-  #records = 0;
+  #records = 0
+  /** Records parsed and not handed out yet. */
+  #out: unknown[] = []
 
-  /** Feeds the next piece of text; yields the records it completes, then any fault found. */
-  *push(text: string): Generator<unknown> {
+  /** Feeds the next piece of text; answers the records it completes and any fault after them. */
+  take(text: string): ScannedPiece {
     const keepFrom = this.#valueStart >= 0 ? this.#valueStart : this.#pos
     this.#dropped += keepFrom
     this.#text = this.#text.slice(keepFrom) + text
     this.#pos -= keepFrom
     if (this.#valueStart >= 0) this.#valueStart = 0
-    yield* this.#run(false)
-    yield* this.#flush()
+    this.#afterRun = false
+    this.#runsOff = false
+    return this.#collect(() => this.#run(false))
   }
 
-  /** Call at the end of the input: throws if the document is incomplete. */
+  /** Call at the end of the input: the last records, and a fault if the document is incomplete. */
+  finish(): ScannedPiece {
+    return this.#collect(() => {
+      this.#run(true)
+      this.#flush()
+      if (this.#state !== Step.done) {
+        throw this.#error(
+          this.#foundArray
+            ? 'the document ended before the array was closed'
+            : 'the document ended before an array of records was found',
+        )
+      }
+    })
+  }
+
+  /** `take` as a generator: yields the records, then throws the fault if any. */
+  *push(text: string): Generator<unknown> {
+    yield* handOut(this.take(text))
+  }
+
+  /** `finish` as a generator: yields the last records, then throws if the document is incomplete. */
   *end(): Generator<unknown> {
-    yield* this.#run(true)
-    yield* this.#flush()
-    if (this.#state !== Step.done) {
-      throw this.#error(
-        this.#foundArray
-          ? 'the document ended before the array was closed'
-          : 'the document ended before an array of records was found',
-      )
-    }
+    yield* handOut(this.finish())
   }
 
-  *#run(atEnd: boolean): Generator<unknown> {
+  #collect(work: () => void): ScannedPiece {
+    let fault: JsonStreamError | undefined
+    try {
+      work()
+      this.#flush()
+    } catch (error) {
+      if (!(error instanceof JsonStreamError)) throw error
+      fault = error
+    }
+    const records = this.#out
+    this.#out = []
+    return fault ? { records, fault } : { records }
+  }
+
+  #run(atEnd: boolean): void {
     const text = this.#text
     for (;;) {
       if (this.#state === Step.envelopeValue || this.#state === Step.arrayValue) {
@@ -88,13 +165,24 @@ export class JsonArrayScanner {
             this.#state = Step.arrayFirst
             continue
           }
+          if (this.#state === Step.arrayValue && !this.#afterRun && !this.#runsOff) {
+            const end = this.#runEnd()
+            if (end >= 0) {
+              this.#completed(this.#pos, end)
+              this.#state = Step.arrayAfterValue
+              this.#pos = end
+              this.#afterRun = true
+              continue
+            }
+          }
+          this.#afterRun = false
           this.#valueStart = this.#pos
           this.#depth = 0
         }
         const end = this.#scanValue(atEnd)
         if (end < 0) return
         if (this.#state === Step.arrayValue) {
-          this.#batch.push(this.#valueStart, end)
+          this.#completed(this.#valueStart, end)
           this.#state = Step.arrayAfterValue
         } else {
           this.#state = Step.envelopeAfterValue
@@ -105,7 +193,7 @@ export class JsonArrayScanner {
       }
       if (!this.#skipWhitespace()) return
       const char = text[this.#pos]
-      if (this.#batch.length > 0 && this.#state !== Step.arrayAfterValue) yield* this.#flush()
+      if (this.#batchStart >= 0 && this.#state !== Step.arrayAfterValue) this.#flush()
       switch (this.#state) {
         case Step.root:
           if (char === '[') {
@@ -158,7 +246,7 @@ export class JsonArrayScanner {
           else if (char === ']')
             this.#state = this.#inEnvelope ? Step.envelopeAfterValue : Step.done
           else {
-            yield* this.#flush()
+            this.#flush()
             throw this.#error(
               `expected "," or "]" after record ${this.#records - 1}, found ${quote(char)}`,
             )
@@ -181,6 +269,27 @@ export class JsonArrayScanner {
     }
     this.#pos = match.index
     return true
+  }
+
+  /** Records [start, end) of #text are complete: they join the batch parsed at the next flush. */
+  #completed(start: number, end: number): void {
+    if (this.#batchStart < 0) this.#batchStart = start
+    this.#batchEnd = end
+  }
+
+  /** The end of the run of complete records that starts at #pos, or -1 if there is none. */
+  #runEnd(): number {
+    const first = this.#text.charCodeAt(this.#pos)
+    if (first !== 0x7b && first !== 0x5b) return -1
+    recordRun.lastIndex = this.#pos
+    try {
+      return recordRun.test(this.#text) ? recordRun.lastIndex : -1
+    } catch {
+      // The engine's backtracking stack ran out (a record of many megabytes): the rest of this
+      // piece goes bracket by bracket, rather than failing the same way at every record.
+      this.#runsOff = true
+      return -1
+    }
   }
 
   /** Where the value that starts at #valueStart ends (exclusive), or -1 if more text is needed. */
@@ -217,35 +326,41 @@ export class JsonArrayScanner {
     }
   }
 
-  /** Parses the records completed so far in one go, and yields them. */
-  *#flush(): Generator<unknown> {
-    const batch = this.#batch
-    if (batch.length === 0) return
-    this.#batch = []
-    const text = this.#text
+  /** Parses the records completed so far in one go. */
+  #flush(): void {
+    const start = this.#batchStart
+    if (start < 0) return
+    const end = this.#batchEnd
+    this.#batchStart = -1
+    this.#batchEnd = -1
     let records: unknown[]
     try {
-      records = JSON.parse(`[${text.slice(batch[0], batch[batch.length - 1])}]`) as unknown[]
+      records = JSON.parse(`[${this.#text.slice(start, end)}]`) as unknown[]
     } catch {
-      // Parse them one by one to name the record at fault, after giving out the good ones.
-      for (let index = 0; index < batch.length; index += 2) {
-        const at = batch[index]!
-        let record: unknown
-        try {
-          record = JSON.parse(text.slice(at, batch[index + 1]))
-        } catch (error) {
-          throw this.#error(
-            `record ${this.#records} is not valid JSON (${(error as Error).message})`,
-            at,
-          )
-        }
-        this.#records++
-        yield record
-      }
+      this.#flushOneByOne(start, end)
       return
     }
     this.#records += records.length
-    yield* records
+    if (this.#out.length === 0) this.#out = records
+    else for (const record of records) this.#out.push(record)
+  }
+
+  /** Parses the records of a batch that failed one by one, to name the record at fault. */
+  #flushOneByOne(start: number, end: number): void {
+    const text = this.#text
+    for (const [from, to] of splitValues(text, start, end)) {
+      let record: unknown
+      try {
+        record = JSON.parse(text.slice(from, to))
+      } catch (error) {
+        throw this.#error(
+          `record ${this.#records} is not valid JSON (${(error as Error).message})`,
+          from,
+        )
+      }
+      this.#records++
+      this.#out.push(record)
+    }
   }
 
   #error(message: string, at = this.#pos): JsonStreamError {
@@ -253,24 +368,145 @@ export class JsonArrayScanner {
   }
 }
 
+function* handOut({ records, fault }: ScannedPiece): Generator<unknown> {
+  yield* records
+  if (fault) throw fault
+}
+
+/**
+ * The values of `text` from `start` to `end`: complete values separated by commas, as the scanner
+ * found them. Only for naming the record at fault, so one bracket at a time.
+ */
+function splitValues(text: string, start: number, end: number): [number, number][] {
+  const values: [number, number][] = []
+  let at = start
+  while (at < end) {
+    const first = text[at]
+    let to: number
+    if (first === '{' || first === '[') {
+      let depth = 0
+      nextBracket.lastIndex = at
+      for (;;) {
+        const token = (nextBracket.exec(text) as RegExpExecArray)[1]
+        if (token === '{' || token === '[') depth++
+        else if (token === '}' || token === ']') {
+          if (--depth === 0) break
+        } else break
+      }
+      to = Math.min(nextBracket.lastIndex, end)
+    } else if (first === '"') {
+      structural.lastIndex = at
+      to = Math.min(at + (structural.exec(text) as RegExpExecArray)[0].length, end)
+    } else {
+      primitiveEnd.lastIndex = at
+      to = Math.min(primitiveEnd.exec(text)?.index ?? end, end)
+    }
+    values.push([at, to])
+    // Past the comma (and any blanks) to the next value.
+    whitespace.lastIndex = to
+    const comma = whitespace.exec(text)
+    if (!comma || comma.index >= end) break
+    whitespace.lastIndex = comma.index + 1
+    const next = whitespace.exec(text)
+    if (!next) break
+    at = next.index
+  }
+  return values
+}
+
 function quote(char: string | undefined): string {
   return char === undefined ? 'the end' : JSON.stringify(char)
+}
+
+/** How many bytes the UTF-8 sequence that `lead` begins has (1 for a byte that begins none). */
+function sequenceLength(lead: number): number {
+  if (lead < 0xc0) return 1
+  if (lead < 0xe0) return 2
+  if (lead < 0xf0) return 3
+  return lead < 0xf8 ? 4 : 1
+}
+
+/** How many bytes of `bytes` end on a whole UTF-8 sequence (a sequence cut off stays out). */
+function wholeSequences(bytes: Uint8Array): number {
+  const length = bytes.length
+  for (let back = 1; back <= 3 && back <= length; back++) {
+    const byte = bytes[length - back]!
+    if ((byte & 0xc0) === 0x80) continue
+    return sequenceLength(byte) > back ? length - back : length
+  }
+  // Only continuation bytes at the end: the decoder refuses them.
+  return length
+}
+
+/**
+ * Decodes UTF-8 a chunk at a time and refuses anything else. A character cut off at the end of a
+ * chunk is completed from the next; every piece goes through one-shot decoding, several times
+ * faster than the decoder's streaming mode.
+ */
+class Utf8Chunks {
+  readonly #decoder = new TextDecoder('utf-8', { fatal: true })
+  /** The start of a character cut off at the end of the last chunk. */
+  #carry: Uint8Array | undefined
+
+  decode(chunk: Uint8Array): string {
+    let head = ''
+    let bytes = chunk
+    if (this.#carry) {
+      const carry = this.#carry
+      const missing = sequenceLength(carry[0]!) - carry.length
+      const joined = new Uint8Array(carry.length + Math.min(missing, bytes.length))
+      joined.set(carry)
+      joined.set(bytes.subarray(0, missing), carry.length)
+      if (bytes.length < missing) {
+        this.#carry = joined
+        return ''
+      }
+      this.#carry = undefined
+      head = this.#decode(joined)
+      bytes = bytes.subarray(missing)
+    }
+    const whole = wholeSequences(bytes)
+    if (whole < bytes.length) this.#carry = bytes.slice(whole)
+    return head + this.#decode(whole < bytes.length ? bytes.subarray(0, whole) : bytes)
+  }
+
+  /** At the end of the input: a character still cut off is a fault. */
+  end(): void {
+    if (this.#carry) this.#decode(this.#carry)
+  }
+
+  #decode(bytes: Uint8Array): string {
+    try {
+      return this.#decoder.decode(bytes)
+    } catch {
+      throw new JsonStreamError('the document is not valid UTF-8.')
+    }
+  }
+}
+
+/**
+ * Decodes UTF-8 chunks and yields the records of the document a batch at a time, as chunks
+ * complete them; a fault is thrown after the records before it.
+ */
+export async function* jsonArrayBatches(
+  chunks: AsyncIterable<Uint8Array>,
+): AsyncGenerator<unknown[]> {
+  const text = new Utf8Chunks()
+  const scanner = new JsonArrayScanner()
+  for await (const chunk of chunks) {
+    const { records, fault } = scanner.take(text.decode(chunk))
+    if (records.length > 0) yield records
+    if (fault) throw fault
+  }
+  text.end()
+  const { records, fault } = scanner.finish()
+  if (records.length > 0) yield records
+  if (fault) throw fault
 }
 
 /** Decodes UTF-8 chunks and yields the records of the document as they complete. */
 export async function* jsonArrayRecords(
   chunks: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<unknown> {
-  const decoder = new TextDecoder('utf-8', { fatal: true })
-  const scanner = new JsonArrayScanner()
-  for await (const chunk of chunks) {
-    let text: string
-    try {
-      text = decoder.decode(chunk, { stream: true })
-    } catch {
-      throw new JsonStreamError('the document is not valid UTF-8.')
-    }
-    yield* scanner.push(text)
-  }
-  yield* scanner.end()
+  for await (const batch of jsonArrayBatches(chunks)) yield* batch
 }

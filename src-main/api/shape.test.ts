@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { ApiError } from './errors.ts'
 import { list, page } from './envelope.ts'
+import { molecule } from './resources/chemistry-records.ts'
 import {
   arrayOf,
   boolean,
@@ -105,6 +107,96 @@ describe('tolerant readers', () => {
     expect(idOrRecord({ id: '5', name: 'x' })).toEqual({ id: 5, name: 'x' })
     expect(() => idOrRecord(true)).toThrow('expected an integer')
     expect(() => idOrRecord({ name: 'x' })).toThrow('expected an integer')
+  })
+})
+
+describe('records in the client form and records to fix', () => {
+  const canonical = () => ({
+    id: 7,
+    name: 'VD-7',
+    synonyms: ['x'],
+    projects: [{ id: 1, name: 'P' }],
+    molecular_weight: 180.16,
+    heavy_atom_count: 13,
+    molecule_fields: { Series: 'A' },
+    created_at: '2024-05-01T10:00:00.000Z',
+    modified_at: '2024-05-01',
+    batches: [
+      {
+        id: 70,
+        batch_fields: { 'Purity (%)': 99 },
+        stoichiometry: { core_count: 1, salt_count: 0 },
+        created_at: '2024-05-01T10:00:00Z',
+      },
+      71,
+    ],
+    vendor_extension: { kept: true },
+  })
+
+  it('gives back a record already in the client form unchanged, the same object', () => {
+    const record = canonical()
+    expect(molecule(record)).toBe(record)
+    expect(record).toEqual(canonical())
+  })
+
+  it('fixes variations anywhere in a record, however deep, and keeps unknown members', () => {
+    const record = {
+      ...canonical(),
+      id: '7',
+      synonyms: [12],
+      projects: [{ id: '1', name: 'P' }],
+      molecular_weight: '180.16',
+      created_at: '2024-05-01T12:00:00+02:00',
+      batches: [
+        {
+          id: '70',
+          batch_fields: { 'Purity (%)': 99 },
+          stoichiometry: { core_count: '1', salt_count: 0 },
+          created_at: '2024-05-01 10:00:00',
+        },
+        '71',
+      ],
+    }
+    const read = molecule(record)
+    expect(read).toEqual({
+      ...canonical(),
+      synonyms: ['12'],
+      created_at: '2024-05-01T10:00:00Z',
+      batches: [{ ...(canonical().batches[0] as object), created_at: '2024-05-01T10:00:00Z' }, 71],
+    })
+    // Reading the fixed record again changes nothing.
+    expect(molecule(structuredClone(read))).toEqual(read)
+  })
+
+  it('names a fault deep in a record that starts in the client form', () => {
+    const record = canonical()
+    ;(record.batches[0] as { stoichiometry: { salt_count: unknown } }).stoichiometry.salt_count =
+      'two'
+    expect(() => readAnswer('molecules.get', molecule, record)).toThrow(
+      'batches[0].stoichiometry.salt_count: expected an integer, got "two"',
+    )
+  })
+
+  it('reads the same where code generation is turned off', () => {
+    // The object readers are compiled; without that, their member loops do it all.
+    const script = `
+      import { molecule } from ${JSON.stringify(new URL('./resources/chemistry-records.ts', import.meta.url).href)}
+      const good = ${JSON.stringify(canonical())}
+      const fixed = molecule({ ...good, id: '7', created_at: '2024-05-01T12:00:00+02:00' })
+      let fault = ''
+      try { molecule({ ...good, heavy_atom_count: 'many' }) } catch (error) { fault = error.describe() }
+      process.stdout.write(JSON.stringify({ same: molecule(good) === good, fixed, fault }))
+    `
+    const output = execFileSync(
+      process.execPath,
+      ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    )
+    expect(JSON.parse(output)).toEqual({
+      same: true,
+      fixed: { ...canonical(), created_at: '2024-05-01T10:00:00Z' },
+      fault: 'heavy_atom_count: expected an integer, got "many"',
+    })
   })
 })
 
