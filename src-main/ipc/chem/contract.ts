@@ -91,19 +91,6 @@ export const chemSchemas = {
  */
 export type PropertyName = MolecularPropertyName
 
-export const propertyNames = [
-  'heavyAtomCount',
-  'aromaticRingCount',
-  'hBondAcceptorCount',
-  'hBondDonorCount',
-  'rotatableBondCount',
-  'ruleOf5Violations',
-  'molecularWeight',
-  'exactMass',
-  'logP',
-  'topologicalPolarSurfaceArea',
-] as const satisfies readonly PropertyName[]
-
 export interface ChemResults {
   /** A cached depiction, renewed when the structure changes; highlighted ones are drawn fresh. */
   'chem.depict': Depiction

@@ -5,8 +5,8 @@ import type { StructureSearchInfo } from '../../services/chem-results.ts'
 
 export type { StructureSearchInfo } from '../../services/chem-results.ts'
 import { connectionIdSchema, recordIdSchema, recordKindSchema, vaultIdSchema } from './arguments.ts'
+import { molecularPropertyNames } from '../../chem/molecular-properties.ts'
 import {
-  propertyNames,
   structureQueryLanguageSchema,
   structureTextSchema,
   type PropertyName,
@@ -43,7 +43,10 @@ const propertyRangeSchema = z
   .strict()
 
 /** Ranges on computed (or vault-given) properties, by the names of `PropertyName`. */
-export const propertyRangesSchema = z.partialRecord(z.enum(propertyNames), propertyRangeSchema)
+export const propertyRangesSchema = z.partialRecord(
+  z.enum(molecularPropertyNames),
+  propertyRangeSchema,
+)
 export type PropertyRangesArgs = Partial<Record<PropertyName, { min?: number; max?: number }>>
 
 export const recordSchemas = {
