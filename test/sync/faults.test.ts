@@ -48,7 +48,7 @@ describe('a storm of server errors', () => {
       expect(sim.stats.maxInFlightPerUser).toBeLessThanOrEqual(3)
     } finally {
       sim.faults.clear()
-      dispose()
+      await dispose()
     }
   })
 
@@ -72,7 +72,7 @@ describe('a storm of server errors', () => {
       expect(cache.counts()[main]?.readout_rows).toBeGreaterThan(0)
     } finally {
       sim.faults.clear()
-      dispose()
+      await dispose()
     }
   })
 })

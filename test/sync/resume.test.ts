@@ -13,7 +13,7 @@ let main: number
 let client: VaultClient
 let cache: VaultCache
 let file: string
-let dispose: () => void
+let dispose: () => Promise<void>
 
 beforeAll(async () => {
   sim = await startVaultSim({

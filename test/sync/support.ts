@@ -7,12 +7,13 @@ import { LimiterRegistry, VaultClient, type VaultClientOptions } from '../../src
 import { silentLogger } from '../../src-main/shared/logger.ts'
 import type { RecordKindName } from '../../src-main/store/record-kinds.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import {
   pullConnection,
   type ConnectionPullOptions,
   type ConnectionPullResult,
 } from '../../src-main/sync/connection-pull.ts'
-import type { VaultSim } from '../../src-sim/index.ts'
+import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
 
 export type CastUser = 'admin' | 'writer' | 'reader' | 'outsider'
 
@@ -33,19 +34,20 @@ export function clientOf(
 }
 
 /** A cache in a fresh temporary folder; `dispose` closes it and deletes the folder. */
-export function temporaryCache(): { cache: VaultCache; file: string; dispose: () => void } {
+export function temporaryCache(): {
+  cache: VaultCache
+  file: string
+  dispose: () => Promise<void>
+} {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-sync-'))
   const file = path.join(dir, 'cache.db')
   const { cache } = VaultCache.open(file)
   return {
     cache,
     file,
-    dispose: () => {
-      try {
-        cache.close()
-      } catch {
-        // closed by the test already
-      }
+    dispose: async () => {
+      // Closing twice is harmless (a test may have closed it already).
+      await cache.close()
       fs.rmSync(dir, { recursive: true, force: true })
     },
   }
@@ -126,4 +128,47 @@ export async function simClockProxy(
         server.close(() => resolve())
       }),
   }
+}
+
+export interface ClockedDemoVault {
+  sim: VaultSim
+  /** The demo's main vault. */
+  main: number
+  /** An administrator's client, through the proxy that dates answers by the simulator's clock. */
+  client: VaultClient
+  /** A fresh cache for each test, already holding a first pull of the main vault. */
+  cache: VaultCache
+}
+
+/**
+ * The demo vault behind a clock proxy for the file's tests; each test starts from a fresh cache
+ * synced once, and with the simulator's clock running again.
+ */
+export function useClockedDemoVault(): ClockedDemoVault {
+  const demo = {} as ClockedDemoVault
+  let proxy: Awaited<ReturnType<typeof simClockProxy>>
+  let dispose: () => Promise<void>
+  beforeAll(async () => {
+    demo.sim = await startVaultSim({
+      port: 0,
+      seed: 'demo',
+      exportTiming: { startDelayMs: 5, durationMs: 20 },
+    })
+    proxy = await simClockProxy(demo.sim)
+    demo.main = demo.sim.cast.vaults.main.id
+  })
+  afterAll(async () => {
+    await proxy.close()
+    await demo.sim.stop()
+  })
+  beforeEach(async () => {
+    ;({ cache: demo.cache, dispose } = temporaryCache())
+    demo.client = clientOf(demo.sim, 'admin', { baseUrl: proxy.baseUrl })
+    await pull(demo.client, demo.cache, { vaultIds: [demo.main] })
+  })
+  afterEach(async () => {
+    demo.sim.clock.resume()
+    await dispose()
+  })
+  return demo
 }
