@@ -11,13 +11,6 @@ import {
 
 const harness = useOutboxHarness()
 
-function moleculeIds(count: number): number[] {
-  const rows = harness.sim.core.db
-    .prepare('SELECT id FROM molecules WHERE vault_id = ? ORDER BY id LIMIT ?')
-    .all(harness.vaultId, count) as { id: number }[]
-  return rows.map((row) => row.id)
-}
-
 function uploadedNames(): string[] {
   const rows = harness.sim.core.db.prepare('SELECT name FROM uploaded_files').all() as {
     name: string
@@ -28,7 +21,7 @@ function uploadedNames(): string[] {
 describe('sending through faults', () => {
   it('delivers 200 queued uploads under a 20% rate of 5xx, each once, within the limits', async () => {
     const { outbox } = harness.open()
-    const molecules = moleculeIds(40)
+    const molecules = harness.moleculeIds(40)
     for (let index = 0; index < 200; index++) {
       await outbox.queue({
         connectionId,

@@ -11,13 +11,6 @@ import {
 
 const harness = useOutboxHarness()
 
-function moleculeIds(count: number): number[] {
-  const rows = harness.sim.core.db
-    .prepare('SELECT id FROM molecules WHERE vault_id = ? ORDER BY id LIMIT ?')
-    .all(harness.vaultId, count) as { id: number }[]
-  return rows.map((row) => row.id)
-}
-
 function filesOn(resourceClass: string, resourceId: number): { id: number; name: string }[] {
   return harness.sim.core.db
     .prepare(
@@ -29,7 +22,7 @@ function filesOn(resourceClass: string, resourceId: number): { id: number; name:
 describe('the outbox sends what was queued offline', () => {
   it('shows a change at once as pending, then sends it and stores the answer', async () => {
     const { outbox, cache } = harness.open()
-    const [moleculeId] = moleculeIds(1)
+    const [moleculeId] = harness.moleculeIds(1)
     const file = tempFile('spectrum.txt', 'NMR 400 MHz')
     const [attach] = await outbox.queue({
       connectionId,
@@ -109,7 +102,7 @@ describe('the outbox sends what was queued offline', () => {
 
   it('keeps sending other items when the server refuses one (422), which the person fixes', async () => {
     const { outbox } = harness.open()
-    const ids = moleculeIds(3)
+    const ids = harness.moleculeIds(3)
     const [refused] = await outbox.queue({
       connectionId,
       vaultId: harness.vaultId,

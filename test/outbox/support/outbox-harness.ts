@@ -26,6 +26,8 @@ export interface OutboxUnderTest {
 export interface OutboxHarness {
   readonly sim: VaultSim
   readonly vaultId: number
+  /** The first `count` molecules of the main vault on the server, by id. */
+  moleculeIds(count: number): number[]
   token(user?: UserKey): string
   /** A client as the outbox uses it: no retries of its own, its own limiter registry. */
   client(user?: UserKey, limiters?: LimiterRegistry): VaultClient
@@ -51,7 +53,7 @@ export function useOutboxHarness(simOptions: VaultSimOptions = {}): OutboxHarnes
   afterEach(async () => {
     for (const { outbox, cache, dataDir } of opened.splice(0)) {
       await outbox.close()
-      cache.close()
+      await cache.close()
       fs.rmSync(dataDir, { recursive: true, force: true })
     }
     sim?.faults.clear()
@@ -79,6 +81,12 @@ export function useOutboxHarness(simOptions: VaultSimOptions = {}): OutboxHarnes
     },
     get vaultId() {
       return running().cast.vaults.main.id
+    },
+    moleculeIds(count) {
+      const rows = running()
+        .core.db.prepare('SELECT id FROM molecules WHERE vault_id = ? ORDER BY id LIMIT ?')
+        .all(running().cast.vaults.main.id, count) as { id: number }[]
+      return rows.map((row) => row.id)
     },
     token,
     client,
