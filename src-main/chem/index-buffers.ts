@@ -1,7 +1,7 @@
 /**
  * The structure index's memory, shared between the main thread (the only writer) and the workers
- * (readers): per slot a state, two fingerprints, the Morgan popcount and the RDKit pickle of the
- * parsed molecule. Everything grows in place, so workers attach once and never need new buffers.
+ * (readers): per slot a state, two fingerprints, the Morgan popcount and the molecule blob (graph
+ * and RDKit pickle) of the parsed molecule. Everything grows in place, so workers attach once and never need new buffers.
  *
  * Writers fill a slot completely before publishing its state with `Atomics.store`, and slots and
  * pickles are never overwritten (changes go to new slots), so a scan running in a worker sees
@@ -14,6 +14,7 @@ import {
   pagesForSlots,
   wasmPageBytes,
 } from './fingerprint-layout.ts'
+import { graphOffsetOf, pickleOf } from './molecule-blob.ts'
 import {
   growableSharedBuffer,
   webAssembly,
@@ -131,8 +132,9 @@ export class IndexBuffers {
     }
   }
 
-  appendPickle(slot: number, pickle: Uint8Array): void {
-    const needed = this.#arenaUsed + pickle.length
+  /** Stores the slot's molecule blob (molecule-blob.ts): its graph and RDKit pickle. */
+  appendMoleculeBlob(slot: number, blob: Uint8Array): void {
+    const needed = this.#arenaUsed + blob.length
     if (needed > this.arena.length) {
       if (needed > maximumArenaBytes) {
         throw new RangeError('The structure index has no room left for more molecules.')
@@ -143,16 +145,20 @@ export class IndexBuffers {
       )
       this.handles.pickleArena.grow(grown)
     }
-    this.arena.set(pickle, this.#arenaUsed)
+    this.arena.set(blob, this.#arenaUsed)
     this.pickleOffsets[slot] = this.#arenaUsed
-    this.pickleLengths[slot] = pickle.length
+    this.pickleLengths[slot] = blob.length
     this.#arenaUsed = needed
   }
 
-  /** A view (not a copy) of the slot's pickle. */
+  /** A view (not a copy) of the slot's RDKit pickle. */
   pickle(slot: number): Uint8Array {
-    const offset = this.pickleOffsets[slot]!
-    return this.arena.subarray(offset, offset + this.pickleLengths[slot]!)
+    return pickleOf(this.arena, this.pickleOffsets[slot]!, this.pickleLengths[slot]!)
+  }
+
+  /** Where in `arena` the slot's molecule graph starts, or -1 when it has none. */
+  graphOffset(slot: number): number {
+    return graphOffsetOf(this.arena, this.pickleOffsets[slot]!)
   }
 
   publishState(slot: number, state: number): void {

@@ -1,8 +1,10 @@
 /**
  * Everything the index keeps about one molecule, computed in a worker from one parse: identity
- * (canonical SMILES, InChIKey), both fingerprints, the pickle that substructure verification reads
- * back, and the properties.
+ * (canonical SMILES, InChIKey), both fingerprints, the graph and pickle that substructure
+ * verification reads back, and the properties.
  */
+import { packMoleculeBlob } from './molecule-blob.ts'
+import { moleculeGraphFromJson } from './molecule-graph.ts'
 import { propertiesFromDescriptors } from './molecular-properties.ts'
 import type { Mol, RDKitToolkit } from './rdkit-toolkit.ts'
 import type { ComputedStructure, StructureInput } from './structure-input.ts'
@@ -23,7 +25,10 @@ export function computeStructure(rdkit: RDKitToolkit, input: StructureInput): Co
       inchiKey: input.inchiKey ?? inchiKeyOf(rdkit, mol),
       patternFingerprint: mol.get_pattern_fp_as_uint8array() as Uint8Array,
       morganFingerprint: morganFingerprintOf(mol),
-      pickle: mol.get_as_uint8array() as Uint8Array,
+      pickle: packMoleculeBlob(
+        moleculeGraphFromJson(mol.get_json()),
+        mol.get_as_uint8array() as Uint8Array,
+      ),
       properties: input.computeProperties
         ? propertiesFromDescriptors(JSON.parse(mol.get_descriptors()))
         : null,

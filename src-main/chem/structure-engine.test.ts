@@ -146,7 +146,7 @@ async function searchError(request: StructureSearchRequest): Promise<AppError> {
 }
 
 describe('substructure search', () => {
-  it.each(['c1ccccc1', 'C(=O)O', 'c1ccncc1', 'C(F)(F)F', 'N', 'C=O', 'CC', 'C1CCCCC1', 'Cl'])(
+  it.each(['c1ccccc1', 'C(=O)O', 'c1ccncc1', 'C(F)(F)F', 'N', 'C=O', 'CC', 'C1CCCCC1', 'Cl', 'CN'])(
     'finds what RDKit finds molecule by molecule for SMILES %s',
     async (query) => {
       const expected = bruteForceSubstructure(query, 'smiles')
@@ -165,6 +165,19 @@ describe('substructure search', () => {
       expect(await hitIds({ structure: { kind: 'substructure', query } })).toEqual(expected)
     },
   )
+
+  it('verifies with RDKit the molecules that have no molecule graph (a dative bond)', async () => {
+    const dative = { id: 90, structure: 'C[NH2]->[Pt+2]' }
+    await engine.synchronize([...molecules(), dative])
+    try {
+      const search = (query: string) =>
+        hitIds({ structure: { kind: 'substructure', query, language: 'smiles' } })
+      expect(await search('CN')).toEqual([...bruteForceSubstructure('CN', 'smiles'), 90])
+      expect(await search('[Pt+2]')).toEqual([90])
+    } finally {
+      engine.remove([dative.id])
+    }
+  })
 
   it('matches the stereo a query specifies, unless told not to', async () => {
     const search = (query: string, useChirality?: boolean) =>

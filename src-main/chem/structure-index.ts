@@ -93,7 +93,7 @@ export class StructureIndex {
       this.buffers.writeFingerprint('pattern', slot, record.patternFingerprint)
       this.buffers.writeFingerprint('morgan', slot, record.morganFingerprint)
       this.buffers.morganPopcounts[slot] = popcount(record.morganFingerprint)
-      this.buffers.appendPickle(slot, record.pickle)
+      this.buffers.appendMoleculeBlob(slot, record.pickle)
       this.buffers.publishState(slot, slotState.parsed)
     } else {
       this.buffers.publishState(slot, slotState.unparseable)

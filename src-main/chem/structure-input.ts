@@ -20,7 +20,10 @@ export interface ParsedStructure {
   inchiKey: string | null
   patternFingerprint: Uint8Array
   morganFingerprint: Uint8Array
-  /** RDKit's binary form of the parsed molecule: much cheaper to read back than SMILES. */
+  /**
+   * The molecule blob (molecule-blob.ts): the graph the JavaScript matcher reads, and RDKit's
+   * binary form of the parsed molecule, much cheaper to read back than SMILES.
+   */
   pickle: Uint8Array
   /** Null when the vault gave every property (see StructureInput.computeProperties). */
   properties: MolecularProperties | null

@@ -1,17 +1,20 @@
 /**
  * A worker's part of a substructure search: for each chunk it claims, screen the pattern
- * fingerprints in WebAssembly, then verify the survivors atom by atom with RDKit on their pickles,
- * reporting each chunk's hits as soon as the chunk is done.
+ * fingerprints in WebAssembly, then verify the survivors atom by atom, reporting each chunk's hits
+ * as soon as the chunk is done. Verification reads the molecule graphs in JavaScript where the
+ * graph matcher gives RDKit's answer (graph-matcher.ts), and RDKit on the pickles elsewhere.
  */
 import type { AttachedIndex } from './attached-index.ts'
 import { fingerprintPtr } from './fingerprint-layout.ts'
+import { GraphQuery } from './graph-matcher.ts'
+import { moleculeGraphFromJson } from './molecule-graph.ts'
 import { slotState } from './index-buffers.ts'
 import type { Mol, ParsedQuery, RDKitToolkit } from './rdkit-toolkit.ts'
 import { claimChunks } from './scan-chunks.ts'
 import type { ChemTask } from './worker-protocol.ts'
 import type { TaskContext } from './worker-runtime.ts'
 
-/** How many verifications run between two looks at the cancel flag (each takes ~0.1 ms). */
+/** How many verifications run between two looks at the cancel flag (RDKit's take ~0.1 ms). */
 const verificationsPerCancelCheck = 16
 
 export function scanSubstructures(
@@ -30,6 +33,9 @@ export function scanSubstructures(
     (stereoOptions === null
       ? mol.get_substruct_match(query)
       : mol.get_substruct_match(query, stereoOptions)) !== '{}'
+  // With stereo asked for, the graph matcher only rules molecules out: RDKit checks the rest.
+  const graphQuery = graphQueryFor(parsedQuery, task.query.text)
+  const graphDecides = stereoOptions === null
   const { buffers } = index
   const kernels = index.kernels('pattern')
   const queryFingerprint = query.get_pattern_fp_as_uint8array() as Uint8Array
@@ -45,6 +51,12 @@ export function scanSubstructures(
       const slot = start + passed[i]!
       if (buffers.state(slot) !== slotState.parsed || (mask !== null && mask[slot] !== 1)) continue
       if (++candidates % verificationsPerCancelCheck === 0) context.throwIfCancelled()
+      const graphAt = graphQuery ? buffers.graphOffset(slot) : -1
+      if (graphAt !== -1) {
+        const graphMatches = graphQuery!.matches(buffers.arena, graphAt)
+        if (graphDecides && graphMatches) hits.push(slot)
+        if (graphDecides || !graphMatches) continue
+      }
       const mol = rdkit.parseMoleculeFromPickle(buffers.pickle(slot))
       if (!mol) throw new Error(`The pickle of index slot ${slot} is unreadable.`)
       try {
@@ -58,4 +70,14 @@ export function scanSubstructures(
     context.throwIfCancelled()
   }
   return { chunks }
+}
+
+/**
+ * The graph matcher has RDKit's semantics for plain molecules only: a query parsed from SMILES
+ * without CXSMILES extensions (which may carry query features) and without dummy atoms.
+ */
+function graphQueryFor(parsedQuery: ParsedQuery, text: string): GraphQuery | null {
+  if (parsedQuery.language !== 'smiles' || text.includes('|')) return null
+  const graph = moleculeGraphFromJson(parsedQuery.mol.get_json())
+  return graph ? GraphQuery.forPlainMolecule(graph) : null
 }

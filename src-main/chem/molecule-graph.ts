@@ -1,0 +1,101 @@
+/**
+ * A molecule's graph in a few bytes, as RDKit's substructure matching sees it: per atom the
+ * element, charge, isotope, radicals and how many of the molecule's rings hold it; per bond its
+ * atoms and RDKit bond type. The graph matcher (graph-matcher.ts) reads it in plain JavaScript,
+ * which for broad queries is many times cheaper than unpickling every candidate in RDKit.
+ *
+ * Layout: [atomCount][bondCount][hasExtras], then per atom [element][charge as int8][rings], then
+ * per bond [atom][atom][type], then, when some atom has an isotope or radicals, per atom
+ * [isotope low][isotope high][radicals].
+ *
+ * A molecule the graph cannot describe exactly (over 255 atoms or bonds, or a bond RDKit matches
+ * by more than its type, such as dative bonds) has no graph; RDKit then verifies it.
+ */
+
+export const graphHeaderBytes = 3
+export const graphAtomBytes = 3
+export const graphBondBytes = 3
+export const graphExtraBytes = 3
+export const aromaticBondType = 12
+
+/** RDKit bond types matched by type alone: single through hextuple, and aromatic. */
+const plainBondTypes = new Set([1, 2, 3, 4, 5, 6, aromaticBondType])
+const largestCount = 255
+
+interface JsonAtom {
+  z?: number
+  chg?: number
+  isotope?: number
+  nRad?: number
+}
+
+interface JsonBond {
+  bo?: number
+  atoms: [number, number]
+}
+
+interface RdkitJson {
+  defaults: { atom: Required<JsonAtom>; bond: { bo: number } }
+  molecules: {
+    atoms: JsonAtom[]
+    bonds?: JsonBond[]
+    extensions?: { name: string; aromaticBonds?: number[]; atomRings?: number[][] }[]
+  }[]
+}
+
+/** The graph of a molecule from RDKit's JSON (`Mol.get_json()`), or null when it has none. */
+export function moleculeGraphFromJson(json: string): Uint8Array | null {
+  const document = JSON.parse(json) as RdkitJson
+  const molecule = document.molecules[0]
+  if (!molecule) return null
+  const atoms = molecule.atoms
+  const bonds = molecule.bonds ?? []
+  if (atoms.length === 0 || atoms.length > largestCount || bonds.length > largestCount) return null
+  const representation = molecule.extensions?.find((e) => e.name === 'rdkitRepresentation')
+  const aromatic = new Set(representation?.aromaticBonds ?? [])
+  const rings = new Uint8Array(atoms.length)
+  for (const ring of representation?.atomRings ?? []) {
+    for (const atom of ring) rings[atom] = Math.min(largestCount, rings[atom]! + 1)
+  }
+  const defaults = document.defaults.atom
+  const valueOf = (atom: JsonAtom, key: keyof JsonAtom): number => atom[key] ?? defaults[key]
+  const hasExtras = atoms.some(
+    (atom) => valueOf(atom, 'isotope') !== 0 || valueOf(atom, 'nRad') !== 0,
+  )
+  const graph = new Uint8Array(
+    graphHeaderBytes +
+      atoms.length * graphAtomBytes +
+      bonds.length * graphBondBytes +
+      (hasExtras ? atoms.length * graphExtraBytes : 0),
+  )
+  graph[0] = atoms.length
+  graph[1] = bonds.length
+  graph[2] = hasExtras ? 1 : 0
+  let at = graphHeaderBytes
+  for (const [position, atom] of atoms.entries()) {
+    const element = valueOf(atom, 'z')
+    const charge = valueOf(atom, 'chg')
+    if (element > largestCount || charge < -128 || charge > 127) return null
+    graph[at++] = element
+    graph[at++] = charge & 0xff
+    graph[at++] = rings[position]!
+  }
+  for (const [position, bond] of bonds.entries()) {
+    const type = aromatic.has(position) ? aromaticBondType : (bond.bo ?? document.defaults.bond.bo)
+    if (!plainBondTypes.has(type)) return null
+    graph[at++] = bond.atoms[0]
+    graph[at++] = bond.atoms[1]
+    graph[at++] = type
+  }
+  if (hasExtras) {
+    for (const atom of atoms) {
+      const isotope = valueOf(atom, 'isotope')
+      const radicals = valueOf(atom, 'nRad')
+      if (isotope > 0xffff || radicals > largestCount) return null
+      graph[at++] = isotope & 0xff
+      graph[at++] = isotope >> 8
+      graph[at++] = radicals
+    }
+  }
+  return graph
+}
