@@ -7,6 +7,7 @@
  */
 import os from 'node:os'
 import { molecularPropertyNames } from '../src-main/chem/molecular-properties.ts'
+import { moleculeGraphFromJson } from '../src-main/chem/molecule-graph.ts'
 import { RDKitToolkit } from '../src-main/chem/rdkit-toolkit.ts'
 import { inchiKeyOf, morganFingerprintOf } from '../src-main/chem/structure-computation.ts'
 import { progress, report } from './report.ts'
@@ -175,6 +176,7 @@ async function timeStages(sample: readonly BenchmarkMolecule[]): Promise<Record<
     time('pattern', () => mol.get_pattern_fp_as_uint8array())
     time('morgan', () => morganFingerprintOf(mol))
     time('pickle', () => mol.get_as_uint8array())
+    time('graph', () => moleculeGraphFromJson(mol.get_json()))
     time('properties', () => JSON.parse(mol.get_descriptors()))
     mol.delete()
   }

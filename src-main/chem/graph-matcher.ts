@@ -7,93 +7,56 @@
  *
  * Query atoms are visited so that each one after the first of its fragment hangs off an atom
  * already mapped, rarest elements first, and candidates come from that atom's neighbours only.
+ * Molecules are read in place, in the layout they are stored in.
  */
 import {
   graphAtomBytes,
-  graphBondBytes,
   graphExtraBytes,
   graphHeaderBytes,
+  graphNeighbourBytes,
 } from './molecule-graph.ts'
 
 const maximumAtoms = 255
 
-interface DecodedGraph {
-  atomCount: number
-  element: Uint8Array
-  charge: Int8Array
-  rings: Uint8Array
-  isotope: Uint16Array
-  radicals: Uint8Array
-  hasExtras: boolean
-  /** Neighbours of atom a: neighbourAtom[start[a] .. start[a + 1]). */
-  start: Int32Array
-  /** Where the next neighbour of each atom goes while the graph is read. */
-  cursor: Int32Array
-  neighbourAtom: Uint8Array
-  neighbourType: Uint8Array
-}
+/** Where each part of a graph starts, for a graph read in place. */
+class GraphLayout {
+  atomCount = 0
+  hasExtras = false
+  /** Byte offset of each atom's first neighbour entry, and one past the last atom's. */
+  readonly neighboursAt = new Int32Array(maximumAtoms + 1)
+  extrasAt = 0
 
-function emptyGraph(): DecodedGraph {
-  return {
-    atomCount: 0,
-    element: new Uint8Array(maximumAtoms),
-    charge: new Int8Array(maximumAtoms),
-    rings: new Uint8Array(maximumAtoms),
-    isotope: new Uint16Array(maximumAtoms),
-    radicals: new Uint8Array(maximumAtoms),
-    hasExtras: false,
-    start: new Int32Array(maximumAtoms + 1),
-    cursor: new Int32Array(maximumAtoms),
-    neighbourAtom: new Uint8Array(2 * maximumAtoms),
-    neighbourType: new Uint8Array(2 * maximumAtoms),
-  }
-}
-
-/** Reads a graph into `into`'s arrays (reused from one molecule to the next). */
-function decodeGraph(bytes: Uint8Array, offset: number, into: DecodedGraph): void {
-  const atomCount = bytes[offset]!
-  const bondCount = bytes[offset + 1]!
-  into.atomCount = atomCount
-  into.hasExtras = bytes[offset + 2] === 1
-  let at = offset + graphHeaderBytes
-  const { element, charge, rings, start, cursor, neighbourAtom, neighbourType } = into
-  for (let atom = 0; atom < atomCount; atom++) {
-    element[atom] = bytes[at]!
-    charge[atom] = (bytes[at + 1]! << 24) >> 24
-    rings[atom] = bytes[at + 2]!
-    at += graphAtomBytes
-  }
-  start.fill(0, 0, atomCount + 1)
-  const bondsAt = at
-  for (let bond = 0; bond < bondCount; bond++, at += graphBondBytes) {
-    start[bytes[at]! + 1]!++
-    start[bytes[at + 1]! + 1]!++
-  }
-  for (let atom = 0; atom < atomCount; atom++) start[atom + 1]! += start[atom]!
-  cursor.set(start.subarray(0, atomCount), 0)
-  at = bondsAt
-  for (let bond = 0; bond < bondCount; bond++, at += graphBondBytes) {
-    const a = bytes[at]!
-    const b = bytes[at + 1]!
-    const type = bytes[at + 2]!
-    neighbourAtom[cursor[a]!] = b
-    neighbourType[cursor[a]!++] = type
-    neighbourAtom[cursor[b]!] = a
-    neighbourType[cursor[b]!++] = type
-  }
-  if (into.hasExtras) {
-    at = bondsAt + bondCount * graphBondBytes
-    for (let atom = 0; atom < atomCount; atom++, at += graphExtraBytes) {
-      into.isotope[atom] = bytes[at]! | (bytes[at + 1]! << 8)
-      into.radicals[atom] = bytes[at + 2]!
+  read(bytes: Uint8Array): void {
+    const atomCount = bytes[0]!
+    this.atomCount = atomCount
+    this.hasExtras = bytes[1] === 1
+    let at = graphHeaderBytes + atomCount * graphAtomBytes
+    for (let atom = 0; atom < atomCount; atom++) {
+      this.neighboursAt[atom] = at
+      at += bytes[graphHeaderBytes + atom * graphAtomBytes + 3]! * graphNeighbourBytes
     }
+    this.neighboursAt[atomCount] = at
+    this.extrasAt = at
   }
 }
+
+const elementOf = (bytes: Uint8Array, atom: number): number =>
+  bytes[graphHeaderBytes + atom * graphAtomBytes]!
+const chargeOf = (bytes: Uint8Array, atom: number): number =>
+  (bytes[graphHeaderBytes + atom * graphAtomBytes + 1]! << 24) >> 24
+const ringsOf = (bytes: Uint8Array, atom: number): number =>
+  bytes[graphHeaderBytes + atom * graphAtomBytes + 2]!
 
 /** A query graph compiled for matching many molecules, one after the other. */
 export class GraphQuery {
-  readonly #query = emptyGraph()
-  readonly #target = emptyGraph()
+  readonly #atomCount: number
+  readonly #element: Uint8Array
+  readonly #charge: Int8Array
+  readonly #rings: Uint8Array
+  readonly #isotope: Uint16Array
+  readonly #radicals: Uint8Array
+  readonly #hasExtras: boolean
+  /** Query atoms in the order they are mapped. */
   readonly #order: Uint8Array
   /** Position (in #order) of the mapped atom each query atom hangs off, or -1. */
   readonly #parent: Int32Array
@@ -102,20 +65,49 @@ export class GraphQuery {
   readonly #closureStart: Int32Array
   readonly #closurePosition: Int32Array
   readonly #closureType: Uint8Array
+  /** The query's elements and how many atoms of each it has. */
+  readonly #elements: Uint8Array
+  readonly #elementCounts: Uint8Array
   readonly #mapped = new Int32Array(maximumAtoms)
   readonly #used = new Uint8Array(maximumAtoms)
-  readonly #elementCounts: Map<number, number>
+  /** The molecule being matched, copied out of shared memory (read byte by byte, 3x cheaper). */
+  #target = new Uint8Array(4096)
+  readonly #layout = new GraphLayout()
 
   /** A query over `graph`, or null when it has dummy atoms, which RDKit matches by isotope. */
   static forPlainMolecule(graph: Uint8Array): GraphQuery | null {
     const query = new GraphQuery(graph)
-    return query.#query.element.subarray(0, query.#query.atomCount).includes(0) ? null : query
+    return query.#elements.includes(0) ? null : query
   }
 
   private constructor(graph: Uint8Array) {
-    decodeGraph(graph, 0, this.#query)
-    const q = this.#query
-    const count = q.atomCount
+    const layout = new GraphLayout()
+    layout.read(graph)
+    const count = layout.atomCount
+    this.#atomCount = count
+    this.#hasExtras = layout.hasExtras
+    this.#element = new Uint8Array(count)
+    this.#charge = new Int8Array(count)
+    this.#rings = new Uint8Array(count)
+    this.#isotope = new Uint16Array(count)
+    this.#radicals = new Uint8Array(count)
+    const neighbours: [number, number][][] = []
+    for (let atom = 0; atom < count; atom++) {
+      this.#element[atom] = elementOf(graph, atom)
+      this.#charge[atom] = chargeOf(graph, atom)
+      this.#rings[atom] = ringsOf(graph, atom)
+      if (layout.hasExtras) {
+        const at = layout.extrasAt + atom * graphExtraBytes
+        this.#isotope[atom] = graph[at]! | (graph[at + 1]! << 8)
+        this.#radicals[atom] = graph[at + 2]!
+      }
+      const around: [number, number][] = []
+      for (let at = layout.neighboursAt[atom]!; at < layout.neighboursAt[atom + 1]!; at += 2) {
+        around.push([graph[at]!, graph[at + 1]!])
+      }
+      neighbours.push(around)
+    }
+
     this.#order = new Uint8Array(count)
     this.#parent = new Int32Array(count).fill(-1)
     this.#parentType = new Uint8Array(count)
@@ -124,7 +116,7 @@ export class GraphQuery {
     const closureType: number[] = []
     const positionOf = new Int32Array(count).fill(-1)
     const rarity = (atom: number): number =>
-      (q.element[atom] === 6 ? 0 : 1000) + (q.start[atom + 1]! - q.start[atom]!)
+      (this.#element[atom] === 6 ? 0 : 1000) + neighbours[atom]!.length
     for (let position = 0; position < count; position++) {
       // Next: the unvisited atom with most bonds to visited ones, rarest first; else a new fragment.
       let best = -1
@@ -132,11 +124,7 @@ export class GraphQuery {
       let bestRarity = -1
       for (let atom = 0; atom < count; atom++) {
         if (positionOf[atom] !== -1) continue
-        let links = 0
-        for (let n = q.start[atom]!; n < q.start[atom + 1]!; n++) {
-          if (positionOf[q.neighbourAtom[n]!] !== -1) links++
-        }
-        if (position > 0 && links === 0 && bestLinks > 0) continue
+        const links = neighbours[atom]!.filter(([other]) => positionOf[other] !== -1).length
         const atomRarity = rarity(atom)
         if (links > bestLinks || (links === bestLinks && atomRarity > bestRarity)) {
           best = atom
@@ -147,42 +135,49 @@ export class GraphQuery {
       this.#order[position] = best
       positionOf[best] = position
       this.#closureStart[position] = closurePosition.length
-      for (let n = q.start[best]!; n < q.start[best + 1]!; n++) {
-        const earlier = positionOf[q.neighbourAtom[n]!]!
+      for (const [other, type] of neighbours[best]!) {
+        const earlier = positionOf[other]!
         if (earlier === -1 || earlier === position) continue
         if (this.#parent[position] === -1) {
           this.#parent[position] = earlier
-          this.#parentType[position] = q.neighbourType[n]!
+          this.#parentType[position] = type
         } else {
           closurePosition.push(earlier)
-          closureType.push(q.neighbourType[n]!)
+          closureType.push(type)
         }
       }
     }
     this.#closureStart[count] = closurePosition.length
     this.#closurePosition = Int32Array.from(closurePosition)
     this.#closureType = Uint8Array.from(closureType)
-    this.#elementCounts = new Map()
+
+    const counts = new Map<number, number>()
     for (let atom = 0; atom < count; atom++) {
-      const element = q.element[atom]!
-      this.#elementCounts.set(element, (this.#elementCounts.get(element) ?? 0) + 1)
+      counts.set(this.#element[atom]!, (counts.get(this.#element[atom]!) ?? 0) + 1)
     }
+    this.#elements = Uint8Array.from(counts.keys())
+    this.#elementCounts = Uint8Array.from(counts.values())
   }
 
-  /** Whether the graph at `offset` in `bytes` holds the query. */
-  matches(bytes: Uint8Array, offset: number): boolean {
-    if (bytes[offset]! < this.#query.atomCount) return false
-    decodeGraph(bytes, offset, this.#target)
+  /** Whether the graph of `length` bytes at `offset` in `bytes` holds the query. */
+  matches(bytes: Uint8Array, offset: number, length: number): boolean {
+    if (bytes[offset]! < this.#atomCount) return false
+    if (length > this.#target.length) this.#target = new Uint8Array(length)
+    this.#target.set(bytes.subarray(offset, offset + length))
     if (!this.#hasEnoughOfEachElement()) return false
+    this.#layout.read(this.#target)
     return this.#extend(0)
   }
 
   #hasEnoughOfEachElement(): boolean {
     const target = this.#target
-    for (const [element, needed] of this.#elementCounts) {
+    const atomCount = target[0]!
+    for (let e = 0; e < this.#elements.length; e++) {
+      const element = this.#elements[e]!
+      const needed = this.#elementCounts[e]!
       let found = 0
-      for (let atom = 0; atom < target.atomCount && found < needed; atom++) {
-        if (target.element[atom] === element) found++
+      for (let atom = 0; atom < atomCount && found < needed; atom++) {
+        if (elementOf(target, atom) === element) found++
       }
       if (found < needed) return false
     }
@@ -190,21 +185,22 @@ export class GraphQuery {
   }
 
   #extend(position: number): boolean {
-    if (position === this.#query.atomCount) return true
-    const target = this.#target
+    if (position === this.#atomCount) return true
     const queryAtom = this.#order[position]!
     const parent = this.#parent[position]!
     if (parent === -1) {
-      for (let atom = 0; atom < target.atomCount; atom++) {
+      for (let atom = 0; atom < this.#layout.atomCount; atom++) {
         if (this.#tryMap(position, queryAtom, atom)) return true
       }
       return false
     }
+    const target = this.#target
+    const neighboursAt = this.#layout.neighboursAt
     const from = this.#mapped[parent]!
     const wanted = this.#parentType[position]!
-    for (let n = target.start[from]!; n < target.start[from + 1]!; n++) {
-      if (target.neighbourType[n] !== wanted) continue
-      if (this.#tryMap(position, queryAtom, target.neighbourAtom[n]!)) return true
+    for (let at = neighboursAt[from]!; at < neighboursAt[from + 1]!; at += graphNeighbourBytes) {
+      if (target[at + 1] !== wanted) continue
+      if (this.#tryMap(position, queryAtom, target[at]!)) return true
     }
     return false
   }
@@ -223,27 +219,29 @@ export class GraphQuery {
   }
 
   #atomMatches(queryAtom: number, atom: number): boolean {
-    const q = this.#query
-    const t = this.#target
-    if (q.element[queryAtom] !== t.element[atom]) return false
-    if (q.rings[queryAtom]! > t.rings[atom]!) return false
-    const charge = q.charge[queryAtom]!
-    if (charge !== 0 && charge !== t.charge[atom]) return false
-    if (q.hasExtras) {
-      const isotope = q.isotope[queryAtom]!
-      const targetIsotope = t.hasExtras ? t.isotope[atom]! : 0
+    const target = this.#target
+    if (this.#element[queryAtom] !== elementOf(target, atom)) return false
+    if (this.#rings[queryAtom]! > ringsOf(target, atom)) return false
+    const charge = this.#charge[queryAtom]!
+    if (charge !== 0 && charge !== chargeOf(target, atom)) return false
+    if (this.#hasExtras) {
+      const layout = this.#layout
+      const at = layout.extrasAt + atom * graphExtraBytes
+      const isotope = this.#isotope[queryAtom]!
+      const targetIsotope = layout.hasExtras ? target[at]! | (target[at + 1]! << 8) : 0
       if (isotope !== 0 && isotope !== targetIsotope) return false
-      const radicals = q.radicals[queryAtom]!
-      const targetRadicals = t.hasExtras ? t.radicals[atom]! : 0
+      const radicals = this.#radicals[queryAtom]!
+      const targetRadicals = layout.hasExtras ? target[at + 2]! : 0
       if (radicals !== 0 && radicals !== targetRadicals) return false
     }
     return true
   }
 
   #bonded(a: number, b: number, type: number): boolean {
-    const t = this.#target
-    for (let n = t.start[a]!; n < t.start[a + 1]!; n++) {
-      if (t.neighbourAtom[n] === b) return t.neighbourType[n] === type
+    const target = this.#target
+    const neighboursAt = this.#layout.neighboursAt
+    for (let at = neighboursAt[a]!; at < neighboursAt[a + 1]!; at += graphNeighbourBytes) {
+      if (target[at] === b) return target[at + 1] === type
     }
     return false
   }

@@ -14,7 +14,7 @@ import {
   pagesForSlots,
   wasmPageBytes,
 } from './fingerprint-layout.ts'
-import { graphOffsetOf, pickleOf } from './molecule-blob.ts'
+import { graphLengthOf, graphOffsetOf, pickleOf } from './molecule-blob.ts'
 import {
   growableSharedBuffer,
   webAssembly,
@@ -159,6 +159,10 @@ export class IndexBuffers {
   /** Where in `arena` the slot's molecule graph starts, or -1 when it has none. */
   graphOffset(slot: number): number {
     return graphOffsetOf(this.arena, this.pickleOffsets[slot]!)
+  }
+
+  graphLength(slot: number): number {
+    return graphLengthOf(this.arena, this.pickleOffsets[slot]!)
   }
 
   publishState(slot: number, state: number): void {

@@ -26,6 +26,11 @@ export function graphOffsetOf(bytes: Uint8Array, offset: number): number {
   return bytes[offset + 1]! | (bytes[offset + 2]! << 8) ? offset + blobHeaderBytes : -1
 }
 
+/** How long the graph of the blob at `offset` is (0 when it has none). */
+export function graphLengthOf(bytes: Uint8Array, offset: number): number {
+  return bytes[offset] === blobMarker ? bytes[offset + 1]! | (bytes[offset + 2]! << 8) : 0
+}
+
 /** The RDKit pickle inside the blob at [offset, offset + length), as a view. */
 export function pickleOf(bytes: Uint8Array, offset: number, length: number): Uint8Array {
   if (bytes[offset] !== blobMarker) return bytes.subarray(offset, offset + length)

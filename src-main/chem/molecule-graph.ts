@@ -4,17 +4,18 @@
  * atoms and RDKit bond type. The graph matcher (graph-matcher.ts) reads it in plain JavaScript,
  * which for broad queries is many times cheaper than unpickling every candidate in RDKit.
  *
- * Layout: [atomCount][bondCount][hasExtras], then per atom [element][charge as int8][rings], then
- * per bond [atom][atom][type], then, when some atom has an isotope or radicals, per atom
- * [isotope low][isotope high][radicals].
+ * Layout, read in place by the matcher: [atomCount][hasExtras]; per atom [element][charge as
+ * int8][rings][degree]; then each atom's neighbours in atom order, [atom][bond type] each; then,
+ * when some atom has an isotope or radicals, per atom [isotope low][isotope high][radicals].
  *
- * A molecule the graph cannot describe exactly (over 255 atoms or bonds, or a bond RDKit matches
- * by more than its type, such as dative bonds) has no graph; RDKit then verifies it.
+ * A molecule the graph cannot describe exactly (over 255 atoms, a bond RDKit matches by
+ * more than its type, such as dative bonds, or a bond whose type the JSON leaves in doubt) has no
+ * graph; RDKit then verifies it.
  */
 
-export const graphHeaderBytes = 3
-export const graphAtomBytes = 3
-export const graphBondBytes = 3
+export const graphHeaderBytes = 2
+export const graphAtomBytes = 4
+export const graphNeighbourBytes = 2
 export const graphExtraBytes = 3
 export const aromaticBondType = 12
 
@@ -50,7 +51,7 @@ export function moleculeGraphFromJson(json: string): Uint8Array | null {
   if (!molecule) return null
   const atoms = molecule.atoms
   const bonds = molecule.bonds ?? []
-  if (atoms.length === 0 || atoms.length > largestCount || bonds.length > largestCount) return null
+  if (atoms.length === 0 || atoms.length > largestCount) return null
   const representation = molecule.extensions?.find((e) => e.name === 'rdkitRepresentation')
   const aromatic = new Set(representation?.aromaticBonds ?? [])
   const rings = new Uint8Array(atoms.length)
@@ -62,30 +63,45 @@ export function moleculeGraphFromJson(json: string): Uint8Array | null {
   const hasExtras = atoms.some(
     (atom) => valueOf(atom, 'isotope') !== 0 || valueOf(atom, 'nRad') !== 0,
   )
+  const neighbours: [number, number][][] = atoms.map(() => [])
+  for (const [position, bond] of bonds.entries()) {
+    const order = bond.bo ?? document.defaults.bond.bo
+    // The JSON gives aromatic bonds their Kekulé order. A bond flagged aromatic that keeps another
+    // order (a triple bond written inside an aromatic ring) is not of RDKit's aromatic type, and
+    // the JSON cannot say which type it has.
+    if (aromatic.has(position) && order !== 1 && order !== 2) return null
+    const type = aromatic.has(position) ? aromaticBondType : order
+    if (!plainBondTypes.has(type)) return null
+    const [a, b] = bond.atoms
+    neighbours[a]!.push([b, type])
+    neighbours[b]!.push([a, type])
+  }
   const graph = new Uint8Array(
     graphHeaderBytes +
       atoms.length * graphAtomBytes +
-      bonds.length * graphBondBytes +
+      bonds.length * 2 * graphNeighbourBytes +
       (hasExtras ? atoms.length * graphExtraBytes : 0),
   )
   graph[0] = atoms.length
-  graph[1] = bonds.length
-  graph[2] = hasExtras ? 1 : 0
+  graph[1] = hasExtras ? 1 : 0
   let at = graphHeaderBytes
   for (const [position, atom] of atoms.entries()) {
     const element = valueOf(atom, 'z')
     const charge = valueOf(atom, 'chg')
-    if (element > largestCount || charge < -128 || charge > 127) return null
+    const degree = neighbours[position]!.length
+    if (element > largestCount || charge < -128 || charge > 127 || degree > largestCount) {
+      return null
+    }
     graph[at++] = element
     graph[at++] = charge & 0xff
     graph[at++] = rings[position]!
+    graph[at++] = degree
   }
-  for (const [position, bond] of bonds.entries()) {
-    const type = aromatic.has(position) ? aromaticBondType : (bond.bo ?? document.defaults.bond.bo)
-    if (!plainBondTypes.has(type)) return null
-    graph[at++] = bond.atoms[0]
-    graph[at++] = bond.atoms[1]
-    graph[at++] = type
+  for (const around of neighbours) {
+    for (const [neighbour, type] of around) {
+      graph[at++] = neighbour
+      graph[at++] = type
+    }
   }
   if (hasExtras) {
     for (const atom of atoms) {

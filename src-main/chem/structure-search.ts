@@ -129,7 +129,7 @@ export class StructureSearcher {
     const { signal, onProgress } = options
     const range = scanRange(this.#index.id, slotCount, this.#chunkSizes.substructure, mask)
     const chunks = chunkCount(range)
-    const hitsByChunk: (number[] | undefined)[] = new Array(chunks)
+    const hitsByChunk: (Int32Array | undefined)[] = new Array(chunks)
     let done = 0
     let hitCount = 0
     let candidates = 0
@@ -155,10 +155,10 @@ export class StructureSearcher {
           }
           if (contiguousHits >= firstPageSize || contiguousChunks === chunks) {
             firstPageSent = true
-            const slots = hitsByChunk
-              .slice(0, contiguousChunks)
-              .flatMap((hits) => hits ?? [])
-              .slice(0, firstPageSize)
+            const slots = concatenated(hitsByChunk.slice(0, contiguousChunks)).slice(
+              0,
+              firstPageSize,
+            )
             firstPage = this.#slotsToHits(slots)
           }
         }
@@ -172,7 +172,7 @@ export class StructureSearcher {
       },
       signal,
     )
-    return this.#slotsToHits(hitsByChunk.flatMap((hits) => hits ?? []))
+    return this.#slotsToHits(concatenated(hitsByChunk))
   }
 
   async #similarity(
@@ -262,12 +262,26 @@ export class StructureSearcher {
   }
 
   /** Ids of slots still holding a molecule (one may have changed while the search ran). */
-  #slotsToHits(slots: readonly number[]): StructureHit[] {
+  #slotsToHits(slots: ArrayLike<number>): StructureHit[] {
     const hits: StructureHit[] = []
-    for (const slot of slots) {
-      const id = this.#index.idAt(slot)
+    for (let i = 0; i < slots.length; i++) {
+      const id = this.#index.idAt(slots[i]!)
       if (id !== undefined) hits.push({ id })
     }
     return hits
   }
+}
+
+/** The chunks' hits, in chunk order, in one array (chunks not reported yet count as none). */
+function concatenated(chunks: readonly (Int32Array | undefined)[]): Int32Array {
+  let length = 0
+  for (const hits of chunks) length += hits?.length ?? 0
+  const all = new Int32Array(length)
+  let at = 0
+  for (const hits of chunks) {
+    if (!hits) continue
+    all.set(hits, at)
+    at += hits.length
+  }
+  return all
 }

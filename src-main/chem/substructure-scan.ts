@@ -42,10 +42,11 @@ export function scanSubstructures(
   const { queryPtr, outPtr } = index.loadQuery('pattern', queryFingerprint)
   const passed = index.outputView('pattern', Uint32Array, task.largestChunk)
   const mask = task.candidateMask
+  const hits = new Int32Array(task.largestChunk)
   let chunks = 0
   for (const { chunk, start, count } of claimChunks(task)) {
     const survivors = kernels.screen(queryPtr, fingerprintPtr(start), count, outPtr)
-    const hits: number[] = []
+    let hitCount = 0
     let candidates = 0
     for (let i = 0; i < survivors; i++) {
       const slot = start + passed[i]!
@@ -53,20 +54,20 @@ export function scanSubstructures(
       if (++candidates % verificationsPerCancelCheck === 0) context.throwIfCancelled()
       const graphAt = graphQuery ? buffers.graphOffset(slot) : -1
       if (graphAt !== -1) {
-        const graphMatches = graphQuery!.matches(buffers.arena, graphAt)
-        if (graphDecides && graphMatches) hits.push(slot)
+        const graphMatches = graphQuery!.matches(buffers.arena, graphAt, buffers.graphLength(slot))
+        if (graphDecides && graphMatches) hits[hitCount++] = slot
         if (graphDecides || !graphMatches) continue
       }
       const mol = rdkit.parseMoleculeFromPickle(buffers.pickle(slot))
       if (!mol) throw new Error(`The pickle of index slot ${slot} is unreadable.`)
       try {
-        if (matches(mol)) hits.push(slot)
+        if (matches(mol)) hits[hitCount++] = slot
       } finally {
         mol.delete()
       }
     }
     chunks++
-    context.progress({ chunk, candidates, hits })
+    context.progress({ chunk, candidates, hits: hits.slice(0, hitCount) })
     context.throwIfCancelled()
   }
   return { chunks }
