@@ -104,6 +104,29 @@ describe('uploads of one name to one record', () => {
     expect(filesNamed(name, moleculeId)).toHaveLength(2)
   })
 
+  it('refuses to let one arrived file account for both uncertain uploads', async () => {
+    const { outbox, dataDir, name, moleculeId, contents, ids } = await twoUploads()
+    leave(
+      dataDir,
+      `UPDATE items SET state = 'sending', attempts = 1, snapshot = '{"value":{"ids":[]}}'
+         WHERE id IN (?, ?)`,
+      ...ids,
+    )
+    const arrived = await uploadDirectly(name, moleculeId, contents[1]!)
+    outbox.start()
+    await settled(outbox)
+    expect(ids.map((id) => outbox.item(id).state)).toEqual(['uncertain', 'uncertain'])
+    outbox.resolveUncertain(ids[0]!, 'done', arrived)
+    expect(() => outbox.resolveUncertain(ids[1]!, 'done', arrived)).toThrow(
+      new RegExp(`record ${arrived} is already accounted for by another item`),
+    )
+    expect(outbox.item(ids[1]!).state).toBe('uncertain')
+    outbox.resolveUncertain(ids[1]!, 'resend')
+    await settled(outbox)
+    expect(outbox.item(ids[1]!).state).toBe('sent')
+    expect(filesNamed(name, moleculeId)).toHaveLength(2)
+  })
+
   it('sends both once when both were in doubt and two files of that name arrived', async () => {
     const { outbox, dataDir, name, moleculeId, contents, ids } = await twoUploads()
     leave(

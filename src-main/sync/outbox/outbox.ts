@@ -309,7 +309,11 @@ export class Outbox {
     return this.item(id)
   }
 
-  /** An uncertain item: send it again, or mark it done (with the server id, when known). */
+  /**
+   * An uncertain item: send it again, or mark it done (with the server id, when known). A server
+   * id that another item accounts for (since this one was queued) is refused, as the sender
+   * refuses one it finds: one record never accounts for two items.
+   */
   resolveUncertain(id: number, choice: 'resend' | 'done', serverId?: number): OutboxItemView {
     const item = this.#store.require(id)
     if (item.state !== 'uncertain') throw new AppError('conflict', `Item ${id} is not uncertain.`)
@@ -317,7 +321,12 @@ export class Outbox {
       this.#store.clearDoubt(id)
       return this.#changedView(this.#store.requeue(id, this.#now()))
     }
-    const done = this.#store.markSent(id, { serverId: serverId ?? null, record: null }, this.#now())
+    const done = this.#store.markSent(
+      id,
+      { serverId: serverId ?? null, record: null },
+      this.#now(),
+      { since: item.createdAt },
+    )
     if (done.attachment) this.#attachments.remove(done.attachment)
     return this.#changedView(done)
   }
