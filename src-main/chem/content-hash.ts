@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { molecularPropertyNames, type MolecularProperties } from './molecular-properties.ts'
 
 /** Bump when what is computed per molecule changes (fingerprint parameters, properties, pickles). */
-export const recipeVersion = 4
+export const recipeVersion = 5
 
 export function contentHash(
   rdkitVersion: string,

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { GraphQuery } from './graph-matcher.ts'
-import { moleculeGraphFromJson } from './molecule-graph.ts'
+import { graphHasStereo, GraphQuery } from './graph-matcher.ts'
+import { checksTetrahedralCentres, moleculeGraphFromJson } from './molecule-graph.ts'
 import { RDKitToolkit } from './rdkit-toolkit.ts'
 
 const molecules = [
@@ -139,6 +139,56 @@ describe('GraphQuery', () => {
     expect(graphMatch('O.O', 'O')).toBe(false)
     expect(graphMatch('C.N', 'CCN')).toBe(true)
     expect(graphMatch('C(C)(C)(C)C', 'CC(C)C')).toBe(false)
+  })
+
+  it('rules out molecules without stereo for queries whose stereocentres RDKit checks', () => {
+    const stereoQueries = ['C[C@H](N)C(=O)O', 'C[C@@H](N)CC', 'C[C@@H]1CO1', 'N[C@H](C)c1ccccc1']
+    const stereoMolecules = [
+      'C[C@H](N)C(=O)O',
+      'C[C@@H](N)C(=O)O',
+      'CC(N)C(=O)O',
+      'C[C@@H]1CO1',
+      'CC1CO1',
+      'C[C@H](N)c1ccccc1',
+      'CC(N)c1ccccc1',
+      'C/C=C/C(C)N',
+      ...molecules,
+    ]
+    const options = JSON.stringify({ useChirality: true })
+    let ruledOut = 0
+    for (const queryText of stereoQueries) {
+      const query = rdkit.module.get_mol(queryText)!
+      expect(checksTetrahedralCentres(query.get_json())).toBe(true)
+      for (const moleculeText of stereoMolecules) {
+        const graph = graphOf(moleculeText)
+        if (graphHasStereo(graph, 0)) continue
+        ruledOut++
+        const mol = rdkit.module.get_mol(moleculeText)!
+        expect(mol.get_substruct_match(query, options), `${queryText} in ${moleculeText}`).toBe(
+          '{}',
+        )
+        mol.delete()
+      }
+      query.delete()
+    }
+    expect(ruledOut).toBeGreaterThan(40)
+    expect(graphHasStereo(graphOf('C/C=C/C'), 0)).toBe(true)
+    expect(graphHasStereo(graphOf('C[C@H](N)O'), 0)).toBe(true)
+    expect(graphHasStereo(graphOf('CC=CC'), 0)).toBe(false)
+  })
+
+  it('knows which query atoms RDKit checks for chirality: tetrahedral, three neighbours or more', () => {
+    const checks = (smiles: string) => {
+      const mol = rdkit.module.get_mol(smiles)!
+      try {
+        return checksTetrahedralCentres(mol.get_json())
+      } finally {
+        mol.delete()
+      }
+    }
+    expect(checks('C[C@H](N)O')).toBe(true)
+    expect(checks('C/C=C/C')).toBe(false)
+    expect(checks('CC(N)O')).toBe(false)
   })
 
   it('leaves queries with dummy atoms to RDKit', () => {

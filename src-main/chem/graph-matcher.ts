@@ -12,6 +12,7 @@
 import {
   graphAtomBytes,
   graphExtraBytes,
+  graphFlags,
   graphHeaderBytes,
   graphNeighbourBytes,
 } from './molecule-graph.ts'
@@ -29,7 +30,7 @@ class GraphLayout {
   read(bytes: Uint8Array): void {
     const atomCount = bytes[0]!
     this.atomCount = atomCount
-    this.hasExtras = bytes[1] === 1
+    this.hasExtras = (bytes[1]! & graphFlags.extras) !== 0
     let at = graphHeaderBytes + atomCount * graphAtomBytes
     for (let atom = 0; atom < atomCount; atom++) {
       this.neighboursAt[atom] = at
@@ -46,6 +47,11 @@ const chargeOf = (bytes: Uint8Array, atom: number): number =>
   (bytes[graphHeaderBytes + atom * graphAtomBytes + 1]! << 24) >> 24
 const ringsOf = (bytes: Uint8Array, atom: number): number =>
   bytes[graphHeaderBytes + atom * graphAtomBytes + 2]!
+
+/** Whether the graph at `offset` has any stereo (see molecule-graph.ts). */
+export function graphHasStereo(bytes: Uint8Array, offset: number): boolean {
+  return (bytes[offset + 1]! & graphFlags.stereo) !== 0
+}
 
 /** A query graph compiled for matching many molecules, one after the other. */
 export class GraphQuery {

@@ -4,7 +4,7 @@
  * atoms and RDKit bond type. The graph matcher (graph-matcher.ts) reads it in plain JavaScript,
  * which for broad queries is many times cheaper than unpickling every candidate in RDKit.
  *
- * Layout, read in place by the matcher: [atomCount][hasExtras]; per atom [element][charge as
+ * Layout, read in place by the matcher: [atomCount][flags: graphFlags]; per atom [element][charge as
  * int8][rings][degree]; then each atom's neighbours in atom order, [atom][bond type] each; then,
  * when some atom has an isotope or radicals, per atom [isotope low][isotope high][radicals].
  *
@@ -18,6 +18,12 @@ export const graphAtomBytes = 4
 export const graphNeighbourBytes = 2
 export const graphExtraBytes = 3
 export const aromaticBondType = 12
+export const graphFlags = {
+  /** Some atom has an isotope or radicals: the per-atom extras follow the neighbours. */
+  extras: 1,
+  /** Some atom or bond carries stereo (a chiral tag, a double bond's configuration). */
+  stereo: 2,
+} as const
 
 /** RDKit bond types matched by type alone: single through hextuple, and aromatic. */
 const plainBondTypes = new Set([1, 2, 3, 4, 5, 6, aromaticBondType])
@@ -28,11 +34,13 @@ interface JsonAtom {
   chg?: number
   isotope?: number
   nRad?: number
+  stereo?: string
 }
 
 interface JsonBond {
   bo?: number
   atoms: [number, number]
+  stereo?: string
 }
 
 interface RdkitJson {
@@ -59,7 +67,12 @@ export function moleculeGraphFromJson(json: string): Uint8Array | null {
     for (const atom of ring) rings[atom] = Math.min(largestCount, rings[atom]! + 1)
   }
   const defaults = document.defaults.atom
-  const valueOf = (atom: JsonAtom, key: keyof JsonAtom): number => atom[key] ?? defaults[key]
+  const valueOf = (atom: JsonAtom, key: Exclude<keyof JsonAtom, 'stereo'>): number =>
+    atom[key] ?? defaults[key]
+  const specified = (stereo: string | undefined): boolean =>
+    stereo !== undefined && stereo !== 'unspecified'
+  const hasStereo =
+    atoms.some((atom) => specified(atom.stereo)) || bonds.some((bond) => specified(bond.stereo))
   const hasExtras = atoms.some(
     (atom) => valueOf(atom, 'isotope') !== 0 || valueOf(atom, 'nRad') !== 0,
   )
@@ -83,7 +96,7 @@ export function moleculeGraphFromJson(json: string): Uint8Array | null {
       (hasExtras ? atoms.length * graphExtraBytes : 0),
   )
   graph[0] = atoms.length
-  graph[1] = hasExtras ? 1 : 0
+  graph[1] = (hasExtras ? graphFlags.extras : 0) | (hasStereo ? graphFlags.stereo : 0)
   let at = graphHeaderBytes
   for (const [position, atom] of atoms.entries()) {
     const element = valueOf(atom, 'z')
@@ -114,4 +127,22 @@ export function moleculeGraphFromJson(json: string): Uint8Array | null {
     }
   }
   return graph
+}
+
+/**
+ * Whether RDKit's chirality check (useChirality) looks at some atom of this query: a tetrahedral
+ * centre (clockwise or anticlockwise) with three or more neighbours. Such a query cannot match a
+ * molecule with no stereo at all, since the atom it maps to must carry a chiral tag too.
+ */
+export function checksTetrahedralCentres(json: string): boolean {
+  const molecule = (JSON.parse(json) as RdkitJson).molecules[0]
+  if (!molecule) return false
+  const degree = new Array<number>(molecule.atoms.length).fill(0)
+  for (const bond of molecule.bonds ?? []) {
+    degree[bond.atoms[0]]!++
+    degree[bond.atoms[1]]!++
+  }
+  return molecule.atoms.some(
+    (atom, index) => (atom.stereo === 'cw' || atom.stereo === 'ccw') && degree[index]! >= 3,
+  )
 }

@@ -6,8 +6,8 @@
  */
 import type { AttachedIndex } from './attached-index.ts'
 import { fingerprintPtr } from './fingerprint-layout.ts'
-import { GraphQuery } from './graph-matcher.ts'
-import { moleculeGraphFromJson } from './molecule-graph.ts'
+import { graphHasStereo, GraphQuery } from './graph-matcher.ts'
+import { checksTetrahedralCentres, moleculeGraphFromJson } from './molecule-graph.ts'
 import { slotState } from './index-buffers.ts'
 import type { Mol, ParsedQuery, RDKitToolkit } from './rdkit-toolkit.ts'
 import { claimChunks } from './scan-chunks.ts'
@@ -33,9 +33,12 @@ export function scanSubstructures(
     (stereoOptions === null
       ? mol.get_substruct_match(query)
       : mol.get_substruct_match(query, stereoOptions)) !== '{}'
-  // With stereo asked for, the graph matcher only rules molecules out: RDKit checks the rest.
+  // With stereo asked for, the graph matcher only rules molecules out (as does a molecule without
+  // stereo, for a query whose stereocentres RDKit checks): RDKit checks the rest.
   const graphQuery = graphQueryFor(parsedQuery, task.query.text)
   const graphDecides = stereoOptions === null
+  const needsStereo =
+    graphQuery !== null && !graphDecides && checksTetrahedralCentres(parsedQuery.mol.get_json())
   const { buffers } = index
   const kernels = index.kernels('pattern')
   const queryFingerprint = query.get_pattern_fp_as_uint8array() as Uint8Array
@@ -54,7 +57,9 @@ export function scanSubstructures(
       if (++candidates % verificationsPerCancelCheck === 0) context.throwIfCancelled()
       const graphAt = graphQuery ? buffers.graphOffset(slot) : -1
       if (graphAt !== -1) {
-        const graphMatches = graphQuery!.matches(buffers.arena, graphAt, buffers.graphLength(slot))
+        const graphMatches =
+          (!needsStereo || graphHasStereo(buffers.arena, graphAt)) &&
+          graphQuery!.matches(buffers.arena, graphAt, buffers.graphLength(slot))
         if (graphDecides && graphMatches) hits[hitCount++] = slot
         if (graphDecides || !graphMatches) continue
       }
