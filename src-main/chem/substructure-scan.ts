@@ -57,11 +57,11 @@ export function scanSubstructures(
       if (++candidates % verificationsPerCancelCheck === 0) context.throwIfCancelled()
       const graphAt = graphQuery ? buffers.graphOffset(slot) : -1
       if (graphAt !== -1) {
-        const graphMatches =
+        const mayMatch =
           (!needsStereo || graphHasStereo(buffers.arena, graphAt)) &&
           graphQuery!.matches(buffers.arena, graphAt, buffers.graphLength(slot))
-        if (graphDecides && graphMatches) hits[hitCount++] = slot
-        if (graphDecides || !graphMatches) continue
+        if (graphDecides && mayMatch) hits[hitCount++] = slot
+        if (graphDecides || !mayMatch) continue
       }
       const mol = rdkit.parseMoleculeFromPickle(buffers.pickle(slot))
       if (!mol) throw new Error(`The pickle of index slot ${slot} is unreadable.`)
