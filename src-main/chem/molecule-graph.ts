@@ -4,13 +4,13 @@
  * atoms and RDKit bond type. The graph matcher (graph-matcher.ts) reads it in plain JavaScript,
  * which for broad queries is many times cheaper than unpickling every candidate in RDKit.
  *
- * Layout, read in place by the matcher: [atomCount][flags: graphFlags]; per atom [element][charge as
+ * Layout, read in place by the matcher: [atomCount][graphFlags]; per atom [element][charge as
  * int8][rings][degree]; then each atom's neighbours in atom order, [atom][bond type] each; then,
  * when some atom has an isotope or radicals, per atom [isotope low][isotope high][radicals].
  *
- * A molecule the graph cannot describe exactly (over 255 atoms, a bond RDKit matches by
- * more than its type, such as dative bonds, or a bond whose type the JSON leaves in doubt) has no
- * graph; RDKit then verifies it.
+ * A molecule the graph cannot describe exactly (over 255 atoms, a bond RDKit matches by more than
+ * its type, such as dative bonds, or a bond whose type the JSON leaves in doubt) has no graph;
+ * RDKit then verifies it.
  */
 
 export const graphHeaderBytes = 2
