@@ -59,6 +59,19 @@ function leave(dataDir: string, sql: string, ...args: unknown[]): void {
   }
 }
 
+/**
+ * As an older version left items it sent: in doubt (sending, one attempt made), with the snapshot
+ * of their record's files from before, so that any file of their name looks like theirs.
+ */
+function leaveInDoubt(dataDir: string, ids: readonly number[]): void {
+  leave(
+    dataDir,
+    `UPDATE items SET state = 'sending', attempts = 1, snapshot = '{"value":{"ids":[]}}'
+       WHERE id IN (SELECT value FROM json_each(?))`,
+    JSON.stringify(ids),
+  )
+}
+
 async function uploadDirectly(name: string, moleculeId: number, text: string): Promise<number> {
   const answer = await harness.client('writer').files.attach(harness.vaultId, {
     file: tempFile(name, text),
@@ -84,12 +97,7 @@ describe('uploads of one name to one record', () => {
   it('makes both uncertain when both were in doubt and one file of that name arrived', async () => {
     const { outbox, dataDir, name, moleculeId, contents, ids } = await twoUploads()
     // As sent side by side by an older version: both in doubt, their snapshots from before.
-    leave(
-      dataDir,
-      `UPDATE items SET state = 'sending', attempts = 1, snapshot = '{"value":{"ids":[]}}'
-         WHERE id IN (?, ?)`,
-      ...ids,
-    )
+    leaveInDoubt(dataDir, ids)
     await uploadDirectly(name, moleculeId, contents[1]!)
     outbox.start()
     await settled(outbox)
@@ -106,12 +114,7 @@ describe('uploads of one name to one record', () => {
 
   it('refuses to let one arrived file account for both uncertain uploads', async () => {
     const { outbox, dataDir, name, moleculeId, contents, ids } = await twoUploads()
-    leave(
-      dataDir,
-      `UPDATE items SET state = 'sending', attempts = 1, snapshot = '{"value":{"ids":[]}}'
-         WHERE id IN (?, ?)`,
-      ...ids,
-    )
+    leaveInDoubt(dataDir, ids)
     const arrived = await uploadDirectly(name, moleculeId, contents[1]!)
     outbox.start()
     await settled(outbox)
@@ -129,12 +132,7 @@ describe('uploads of one name to one record', () => {
 
   it('sends both once when both were in doubt and two files of that name arrived', async () => {
     const { outbox, dataDir, name, moleculeId, contents, ids } = await twoUploads()
-    leave(
-      dataDir,
-      `UPDATE items SET state = 'sending', attempts = 1, snapshot = '{"value":{"ids":[]}}'
-         WHERE id IN (?, ?)`,
-      ...ids,
-    )
+    leaveInDoubt(dataDir, ids)
     const files = [
       await uploadDirectly(name, moleculeId, contents[0]!),
       await uploadDirectly(name, moleculeId, contents[1]!),
@@ -162,12 +160,7 @@ describe('uploads of one name to one record', () => {
       Date.now(),
       ids[1],
     )
-    leave(
-      dataDir,
-      `UPDATE items SET state = 'sending', attempts = 1, snapshot = '{"value":{"ids":[]}}'
-         WHERE id = ?`,
-      ids[0],
-    )
+    leaveInDoubt(dataDir, [ids[0]!])
     outbox.start()
     await settled(outbox)
     const first = outbox.item(ids[0]!)
@@ -215,12 +208,7 @@ describe('new records a look-up finds by name', () => {
 
   it('make both uncertain when both were in doubt and one record of that name arrived', async () => {
     const { outbox, dataDir, name, ids, named } = await twoPlates()
-    leave(
-      dataDir,
-      `UPDATE items SET state = 'sending', attempts = 1, snapshot = '{"value":{"ids":[]}}'
-         WHERE id IN (?, ?)`,
-      ...ids,
-    )
+    leaveInDoubt(dataDir, ids)
     await harness.client('writer').plates.create(harness.vaultId, {
       name,
       projects: [harness.sim.cast.projects.kinase.id],
