@@ -35,10 +35,10 @@ export function scanSubstructures(
       : mol.get_substruct_match(query, stereoOptions)) !== '{}'
   // With stereo asked for, the graph matcher only rules molecules out (as does a molecule without
   // stereo, for a query whose stereocentres RDKit checks): RDKit checks the rest.
-  const graphQuery = graphQueryFor(parsedQuery, task.query.text)
+  const queryJson = graphMatchable(parsedQuery, task.query.text) ? query.get_json() : null
+  const graphQuery = queryJson === null ? null : graphQueryFor(queryJson)
   const graphDecides = stereoOptions === null
-  const needsStereo =
-    graphQuery !== null && !graphDecides && checksTetrahedralCentres(parsedQuery.mol.get_json())
+  const needsStereo = graphQuery !== null && !graphDecides && checksTetrahedralCentres(queryJson!)
   const { buffers } = index
   const kernels = index.kernels('pattern')
   const queryFingerprint = query.get_pattern_fp_as_uint8array() as Uint8Array
@@ -82,8 +82,11 @@ export function scanSubstructures(
  * The graph matcher has RDKit's semantics for plain molecules only: a query parsed from SMILES
  * without CXSMILES extensions (which may carry query features) and without dummy atoms.
  */
-function graphQueryFor(parsedQuery: ParsedQuery, text: string): GraphQuery | null {
-  if (parsedQuery.language !== 'smiles' || text.includes('|')) return null
-  const graph = moleculeGraphFromJson(parsedQuery.mol.get_json())
+function graphMatchable(parsedQuery: ParsedQuery, text: string): boolean {
+  return parsedQuery.language === 'smiles' && !text.includes('|')
+}
+
+function graphQueryFor(queryJson: string): GraphQuery | null {
+  const graph = moleculeGraphFromJson(queryJson)
   return graph ? GraphQuery.forPlainMolecule(graph) : null
 }
