@@ -1,13 +1,14 @@
 /**
- * Everything the index keeps about one molecule, computed in a worker from one parse: identity
- * (canonical SMILES, InChIKey), both fingerprints, the graph and pickle that substructure
- * verification reads back, and the properties.
+ * What the search index keeps about one molecule, computed in a worker from one parse: the
+ * canonical SMILES, both fingerprints, and the graph and pickle that substructure verification
+ * reads back. The InChIKey and the properties cost more than all of that together, so they are
+ * only noted as pending here and computed afterwards from the pickle (structure-details.ts).
  */
 import { packMoleculeBlob } from './molecule-blob.ts'
 import { moleculeGraphFromJson } from './molecule-graph.ts'
-import { propertiesFromDescriptors } from './molecular-properties.ts'
+import { moleculeGraphFromPickle } from './pickle-graph.ts'
 import type { Mol, RDKitToolkit } from './rdkit-toolkit.ts'
-import type { ComputedStructure, StructureInput } from './structure-input.ts'
+import { structureDetail, type ComputedStructure, type StructureInput } from './structure-input.ts'
 
 /** Morgan radius 2 ("ECFP4-like"), 2048 bits: the similarity fingerprint of the issue and of the vault. */
 export const morganFingerprintOptions = JSON.stringify({ radius: 2, nBits: 2048 })
@@ -18,32 +19,30 @@ export function computeStructure(rdkit: RDKitToolkit, input: StructureInput): Co
   if (!parsed.ok) return { id: input.id, parseError: parsed.problem }
   const mol = parsed.value
   try {
+    const pickle = mol.get_as_uint8array() as Uint8Array
     return {
       id: input.id,
       parseError: null,
       canonicalSmiles: mol.get_smiles(),
-      inchiKey: input.inchiKey ?? inchiKeyOf(rdkit, mol),
+      inchiKey: input.inchiKey,
       patternFingerprint: mol.get_pattern_fp_as_uint8array() as Uint8Array,
       morganFingerprint: morganFingerprintOf(mol),
-      pickle: packMoleculeBlob(
-        moleculeGraphFromJson(mol.get_json()),
-        mol.get_as_uint8array() as Uint8Array,
-      ),
-      properties: input.computeProperties
-        ? propertiesFromDescriptors(JSON.parse(mol.get_descriptors()))
-        : null,
+      pickle: packMoleculeBlob(graphOf(mol, pickle), pickle),
+      properties: null,
+      pendingDetails:
+        (input.inchiKey === null ? structureDetail.inchiKey : 0) |
+        (input.computeProperties ? structureDetail.properties : 0),
     }
   } finally {
     mol.delete()
   }
 }
 
-export function morganFingerprintOf(mol: Mol): Uint8Array {
-  return mol.get_morgan_fp_as_uint8array(morganFingerprintOptions) as Uint8Array
+/** From the pickle (a few microseconds); RDKit's JSON (a few hundred) only where it cannot tell. */
+function graphOf(mol: Mol, pickle: Uint8Array): Uint8Array | null {
+  return moleculeGraphFromPickle(pickle) ?? moleculeGraphFromJson(mol.get_json())
 }
 
-export function inchiKeyOf(rdkit: RDKitToolkit, mol: Mol): string | null {
-  const inchi = mol.get_inchi()
-  if (!inchi) return null
-  return rdkit.module.get_inchikey_for_inchi(inchi) || null
+export function morganFingerprintOf(mol: Mol): Uint8Array {
+  return mol.get_morgan_fp_as_uint8array(morganFingerprintOptions) as Uint8Array
 }

@@ -2,16 +2,19 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { AppError } from '../shared/app-error.ts'
 import { openDatabase } from '../store/sqlite.ts'
 import {
   StructureIndexRepository,
+  structureDetailsMigration,
   structureIndexMigration,
 } from '../store/structure-index-repository.ts'
+import { propertiesFromDescriptors } from './molecular-properties.ts'
 import { popcount } from './popcount.ts'
 import { RDKitToolkit, type Mol } from './rdkit-toolkit.ts'
 import { morganFingerprintOf } from './structure-computation.ts'
+import { inchiKeyOf } from './structure-details.ts'
 import { StructureEngine } from './structure-engine.ts'
 import type { StructureSearchProgress } from './structure-search.ts'
 import type { StructureSearchRequest } from './structure-search-request.ts'
@@ -86,10 +89,15 @@ beforeAll(async () => {
   rdkit = await RDKitToolkit.load()
   pool = new ChemWorkerPool({ size: 2 })
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-chem-'))
-  db = openDatabase(path.join(directory, 'cache.db'), [structureIndexMigration], 'test cache')
+  db = openDatabase(
+    path.join(directory, 'cache.db'),
+    [structureIndexMigration, structureDetailsMigration],
+    'test cache',
+  )
   repository = new StructureIndexRepository(db, 1)
   engine = await StructureEngine.open({ pool, store: repository })
   await engine.synchronize(molecules())
+  await engine.completeDetails()
 })
 
 afterAll(async () => {
@@ -340,6 +348,7 @@ describe('property ranges', () => {
       { id: 2, structure: structures[2]!, knownProperties: { logP: 42 } },
       { id: 33, structure: null, knownProperties: { logP: 43 } },
     ])
+    await engine.completeDetails()
     expect(await hitIds({ properties: { logP: { min: 40 } } })).toEqual([2, 33])
     expect(engine.properties(2)).toMatchObject({ logP: 42, heavyAtomCount: 7 })
     await engine.synchronize([
@@ -405,7 +414,11 @@ describe('bad input', () => {
       structure: { kind: 'similarity', query: 'CCO', threshold: 0 },
       within: [17, 31],
     })
-    expect(narrowed).toEqual({ hits: [{ id: 17, score: 1 }], skippedUnparseable: 1 })
+    expect(narrowed).toEqual({
+      hits: [{ id: 17, score: 1 }],
+      skippedUnparseable: 1,
+      pendingDetails: 0,
+    })
     expect(await engine.depict(31)).toEqual({
       kind: 'unparseable',
       reason: "Invalid SMILES: unclosed ring for input: 'C1CC'.",
@@ -500,5 +513,91 @@ describe('incremental updates', () => {
     } finally {
       reloaded.close()
     }
+  })
+})
+
+describe('InChIKeys and properties, computed after the search index', () => {
+  // Molecules that earlier tests changed wait for theirs too.
+  beforeEach(() => engine.completeDetails())
+
+  it('leave new molecules searchable at once, and say which searches cannot judge them yet', async () => {
+    const structure = 'Oc1ccc(Br)cc1'
+    const parsed = rdkit.parseMolecule(structure)
+    if (!parsed.ok) throw new Error(parsed.problem)
+    const inchiKey = inchiKeyOf(rdkit, parsed.value)!
+    const expected = propertiesFromDescriptors(JSON.parse(parsed.value.get_descriptors()))
+    parsed.value.delete()
+
+    await engine.synchronize([{ id: 2000, structure }])
+    expect(engine.stats().detailsPending).toBe(1)
+    expect(await hitIds({ structure: { kind: 'substructure', query: 'Brc1ccccc1' } })).toContain(
+      2000,
+    )
+    expect(
+      await engine.search({ structure: { kind: 'exact', query: 'BrC1=CC=C(O)C=C1' } }),
+    ).toEqual({ hits: [{ id: 2000 }], skippedUnparseable: 3, pendingDetails: 0 })
+    const ranged = await engine.search({ properties: { heavyAtomCount: { min: 1 } } })
+    expect(ranged.hits.map((hit) => hit.id)).not.toContain(2000)
+    expect(ranged.pendingDetails).toBe(1)
+    const narrowed = { properties: { heavyAtomCount: { min: 1 } }, within: [1, 2] }
+    expect((await engine.search(narrowed)).pendingDetails).toBe(0)
+    expect(await engine.search({ structure: { kind: 'exact', query: inchiKey } })).toMatchObject({
+      hits: [],
+      pendingDetails: 1,
+    })
+
+    expect(await engine.completeDetails()).toEqual({ completed: 1, failed: 0, remaining: 0 })
+    expect(engine.properties(2000)).toEqual(expected)
+    expect(await engine.search({ structure: { kind: 'exact', query: inchiKey } })).toMatchObject({
+      hits: [{ id: 2000 }],
+      pendingDetails: 0,
+    })
+    expect(await hitIds({ properties: { heavyAtomCount: { min: 8, max: 8 } } })).toContain(2000)
+    engine.remove([2000])
+  })
+
+  it('stop between batches when asked, and resume after a restart from what the store says', async () => {
+    const extra = Array.from({ length: 40 }, (_, n) => ({
+      id: 3000 + n,
+      structure: `${'C'.repeat((n % 12) + 1)}N`,
+    }))
+    await engine.synchronize(extra)
+    let asked = 0
+    const stopped = await engine.completeDetails({ shouldStop: () => asked++ > 0 })
+    expect(stopped.completed).toBeGreaterThan(0)
+    expect(stopped.remaining).toBe(extra.length - stopped.completed)
+    expect(stopped.remaining).toBeGreaterThan(0)
+
+    const reloaded = await StructureEngine.open({ pool, store: repository })
+    try {
+      expect(reloaded.stats().detailsPending).toBe(stopped.remaining)
+      expect(await reloaded.completeDetails()).toEqual({
+        completed: stopped.remaining,
+        failed: 0,
+        remaining: 0,
+      })
+      for (const { id, structure } of extra) {
+        expect(reloaded.properties(id)?.heavyAtomCount).toBe(structure.length)
+      }
+    } finally {
+      reloaded.close()
+    }
+    engine.remove(extra.map((molecule) => molecule.id))
+    expect(engine.stats().detailsPending).toBe(0)
+  })
+
+  it('keep the InChIKey and properties the vault gave, computing only what it left out', async () => {
+    const given = { logP: 1.5, heavyAtomCount: 99 }
+    await engine.synchronize([
+      { id: 4000, structure: 'CCO', knownInchiKey: 'LFQSCWFLJHTTHZ-UHFFFAOYSA-N' },
+      { id: 4001, structure: 'CCN', knownProperties: given },
+    ])
+    expect(await engine.completeDetails()).toMatchObject({ completed: 2 })
+    expect(engine.properties(4000)).toMatchObject({ heavyAtomCount: 3 })
+    expect(engine.properties(4001)).toMatchObject({ ...given, hBondDonorCount: 1 })
+    expect(
+      await hitIds({ structure: { kind: 'exact', query: 'LFQSCWFLJHTTHZ-UHFFFAOYSA-N' } }),
+    ).toContain(4000)
+    engine.remove([4000, 4001])
   })
 })

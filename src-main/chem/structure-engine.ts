@@ -5,6 +5,11 @@
  */
 import { AppError } from '../shared/app-error.ts'
 import { recipeVersion } from './content-hash.ts'
+import {
+  completeStructureDetails,
+  type CompleteDetailsOptions,
+  type DetailsSummary,
+} from './details-completion.ts'
 import { silentLogger, type Logger } from '../shared/logger.ts'
 import type { DepictionSize } from './depiction.ts'
 import { slotState } from './index-buffers.ts'
@@ -106,11 +111,20 @@ export class StructureEngine {
     return this.#index.has(id)
   }
 
-  /** Molecules in the index, how many could not be parsed, and the shared memory it holds. */
-  stats(): { molecules: number; unparseable: number; sharedBytes: number } {
+  /**
+   * Molecules in the index, how many could not be parsed, how many still wait for their InChIKey
+   * or properties, and the shared memory it holds.
+   */
+  stats(): {
+    molecules: number
+    unparseable: number
+    detailsPending: number
+    sharedBytes: number
+  } {
     return {
       molecules: this.#index.size,
       unparseable: this.#index.unparseableCount,
+      detailsPending: this.#index.pendingDetailsCount,
       sharedBytes: this.#index.buffers.sharedBytes,
     }
   }
@@ -123,7 +137,8 @@ export class StructureEngine {
   /**
    * Brings the index and the store in step with these molecules: new or changed ones (by content
    * hash) are computed, unchanged ones skipped. Molecules not given are left alone; remove deleted
-   * ones with `remove`.
+   * ones with `remove`. Computed molecules are searchable at once, but their InChIKeys and
+   * properties wait for `completeDetails`.
    */
   async synchronize(
     molecules: Iterable<MoleculeStructure> | AsyncIterable<MoleculeStructure>,
@@ -139,6 +154,15 @@ export class StructureEngine {
         log: this.#log,
       },
       molecules,
+      options,
+    )
+  }
+
+  /** Computes the InChIKeys and properties that molecules still wait for (see synchronize). */
+  async completeDetails(options: CompleteDetailsOptions = {}): Promise<DetailsSummary> {
+    this.#throwIfClosed()
+    return completeStructureDetails(
+      { pool: this.#pool, store: this.#store, index: this.#index, log: this.#log },
       options,
     )
   }

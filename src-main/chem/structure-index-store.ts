@@ -1,4 +1,5 @@
 import type { DepictionSize } from './depiction-size.ts'
+import type { ComputedDetails } from './structure-input.ts'
 import type { StructureRecord } from './structure-record.ts'
 
 /**
@@ -12,6 +13,8 @@ export interface StructureIndexStore {
   contentHashes(ids: readonly number[]): Map<number, string>
   /** Adds or replaces records, all or none. */
   save(records: readonly StructureRecord[]): void
+  /** Stores computed InChIKeys and properties, and that they are no longer pending. */
+  saveDetails(details: readonly ComputedDetails[]): void
   remove(ids: readonly number[]): void
   idsByCanonicalSmiles(canonicalSmiles: string): number[]
   idsByInchiKey(inchiKey: string): number[]

@@ -4,7 +4,9 @@
  *
  * A changed molecule gets a new slot and its old slot becomes vacant: slots are never rewritten,
  * which is what lets searches run in the workers while the index changes. Vacant slots are dropped
- * the next time the index is loaded.
+ * the next time the index is loaded. Only the main thread's tables change in place: a slot's
+ * InChIKey and properties arrive after its search data (structure-details.ts), and the index
+ * remembers which slots still wait for them.
  */
 import { randomUUID } from 'node:crypto'
 import { IndexBuffers, slotState } from './index-buffers.ts'
@@ -14,6 +16,7 @@ import {
   type MolecularPropertyName,
 } from './molecular-properties.ts'
 import { popcount } from './popcount.ts'
+import { structureDetail } from './structure-input.ts'
 import type { StructureRecord } from './structure-record.ts'
 
 export class StructureIndex {
@@ -25,6 +28,10 @@ export class StructureIndex {
   #ids = new Float64Array(0)
   readonly #slotById = new Map<number, number>()
   #properties = emptyColumns(0)
+  /** Per slot, the `structureDetail` bits still to compute. */
+  #pendingDetails = new Uint8Array(0)
+  readonly #pendingCounts = new Map<number, number>()
+  #slotsPending = 0
 
   /** Slots used so far, vacant ones included: scans cover 0..slotCount-1. */
   get slotCount(): number {
@@ -75,6 +82,45 @@ export class StructureIndex {
     return known
   }
 
+  /** Molecules whose `detail` (a `structureDetail` bit) is still to compute. */
+  pendingCount(detail: number): number {
+    return this.#pendingCounts.get(detail) ?? 0
+  }
+
+  /** Molecules with some detail still to compute. */
+  get pendingDetailsCount(): number {
+    return this.#slotsPending
+  }
+
+  /** The `structureDetail` bits a slot still waits for. */
+  pendingDetailsAt(slot: number): number {
+    return this.#pendingDetails[slot] ?? 0
+  }
+
+  /** Up to `limit` slots from `fromSlot` on that wait for details, in slot order. */
+  slotsPendingDetails(fromSlot: number, limit: number): number[] {
+    const slots: number[] = []
+    for (let slot = fromSlot; slot < this.#slotCount && slots.length < limit; slot++) {
+      if (this.#pendingDetails[slot]) slots.push(slot)
+    }
+    return slots
+  }
+
+  /**
+   * Takes in a slot's computed details: computed properties fill the gaps the vault left, and the
+   * `computed` bits stop being pending.
+   */
+  completeDetails(slot: number, computed: number, properties: MolecularProperties | null): void {
+    if (properties) {
+      for (const name of molecularPropertyNames) {
+        if (Number.isNaN(this.#properties[name][slot]!)) {
+          this.#properties[name][slot] = properties[name]
+        }
+      }
+    }
+    this.#setPending(slot, this.#pendingDetails[slot]! & ~computed)
+  }
+
   put(record: StructureRecord): void {
     const previous = this.#slotById.get(record.id)
     if (previous !== undefined) this.#vacate(previous)
@@ -94,6 +140,7 @@ export class StructureIndex {
       this.buffers.writeFingerprint('morgan', slot, record.morganFingerprint)
       this.buffers.morganPopcounts[slot] = popcount(record.morganFingerprint)
       this.buffers.appendMoleculeBlob(slot, record.pickle)
+      this.#setPending(slot, record.pendingDetails)
       this.buffers.publishState(slot, slotState.parsed)
     } else {
       this.buffers.publishState(slot, slotState.unparseable)
@@ -114,7 +161,18 @@ export class StructureIndex {
     if (this.buffers.state(slot) === slotState.unparseable) this.#unparseableCount--
     this.buffers.publishState(slot, slotState.vacant)
     this.buffers.clearFingerprints(slot)
+    this.#setPending(slot, 0)
     for (const name of molecularPropertyNames) this.#properties[name][slot] = Number.NaN
+  }
+
+  #setPending(slot: number, details: number): void {
+    const before = this.#pendingDetails[slot]!
+    for (const detail of [structureDetail.inchiKey, structureDetail.properties]) {
+      const change = Number(Boolean(details & detail)) - Number(Boolean(before & detail))
+      if (change !== 0) this.#pendingCounts.set(detail, this.pendingCount(detail) + change)
+    }
+    this.#slotsPending += Number(details !== 0) - Number(before !== 0)
+    this.#pendingDetails[slot] = details
   }
 
   #ensureCapacity(slots: number): void {
@@ -124,6 +182,9 @@ export class StructureIndex {
     const ids = new Float64Array(capacity)
     ids.set(this.#ids)
     this.#ids = ids
+    const pending = new Uint8Array(capacity)
+    pending.set(this.#pendingDetails)
+    this.#pendingDetails = pending
     const properties = emptyColumns(capacity)
     for (const name of molecularPropertyNames) properties[name].set(this.#properties[name])
     this.#properties = properties

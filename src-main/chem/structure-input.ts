@@ -11,12 +11,21 @@ export interface StructureInput {
   computeProperties: boolean
 }
 
+/**
+ * The details computed after the search index (structure-details.ts), as bits of
+ * `ParsedStructure.pendingDetails`: they cost more than everything searches need put together.
+ */
+export const structureDetail = { inchiKey: 1, properties: 2 } as const
+
 /** What a worker computes for a molecule it could parse. */
 export interface ParsedStructure {
   id: number
   parseError: null
   canonicalSmiles: string
-  /** The vault's, else RDKit's; null when InChI cannot describe the structure (query atoms). */
+  /**
+   * The vault's, else RDKit's; null when InChI cannot describe the structure (query atoms), or
+   * while it is still pending.
+   */
   inchiKey: string | null
   patternFingerprint: Uint8Array
   morganFingerprint: Uint8Array
@@ -25,8 +34,10 @@ export interface ParsedStructure {
    * binary form of the parsed molecule, much cheaper to read back than SMILES.
    */
   pickle: Uint8Array
-  /** Null when the vault gave every property (see StructureInput.computeProperties). */
+  /** Null when the vault gave every property (see StructureInput.computeProperties) or pending. */
   properties: MolecularProperties | null
+  /** The `structureDetail` bits still to compute: 0 once the InChIKey and properties are in. */
+  pendingDetails: number
 }
 
 /** A molecule whose structure cannot be parsed stays browsable; this says why it was flagged. */
@@ -36,6 +47,27 @@ export interface UnparseableStructure {
 }
 
 export type ComputedStructure = ParsedStructure | UnparseableStructure
+
+/** A molecule whose details are pending, by its slot (whose blob never changes). */
+export interface DetailsInput {
+  id: number
+  slot: number
+  /** The `structureDetail` bits to compute. */
+  wanted: number
+}
+
+export interface ComputedDetails {
+  id: number
+  slot: number
+  /** The bits this answers: every wanted one, also when its value is null. */
+  computed: number
+  /** Null when InChI cannot describe the structure, or when not wanted. */
+  inchiKey: string | null
+  /** Null when not wanted. */
+  properties: MolecularProperties | null
+  /** Why nothing could be computed, when the pickle could not be read. */
+  problem?: string
+}
 
 /** The longest structure text accepted: far above any real molfile, far below what hurts. */
 export const maximumStructureLength = 1_000_000

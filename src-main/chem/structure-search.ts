@@ -7,6 +7,7 @@ import { runChunkedScan } from './chunked-scan.ts'
 import { slotState } from './index-buffers.ts'
 import { chunkAt, chunkCount, scanRange, type ChunkSchedule } from './scan-chunks.ts'
 import type { StructureIndex } from './structure-index.ts'
+import { structureDetail } from './structure-input.ts'
 import { isInchiKey, type SubstructureQuery } from './structure-query.ts'
 import type { NormalizedSearch } from './structure-search-request.ts'
 import { compareScoredSlots, TopScores, type ScoredSlot } from './top-scores.ts'
@@ -23,6 +24,11 @@ export interface StructureSearchResult {
   hits: StructureHit[]
   /** Molecules in scope whose structure could not be parsed, which a structure search skips. */
   skippedUnparseable: number
+  /**
+   * Molecules in scope the search could not judge yet: their properties (for property ranges) or
+   * InChIKey (for an InChIKey search) are still being computed.
+   */
+  pendingDetails: number
 }
 
 export interface StructureSearchProgress {
@@ -84,39 +90,44 @@ export class StructureSearcher {
     const slotCount = this.#index.slotCount
     const mask = candidateMask(this.#index, slotCount, search.within, search.ranges)
     const structure = search.structure
-    if (!structure)
-      return { hits: this.#slotsToHits(this.#slotsInScope(slotCount, mask)), skippedUnparseable: 0 }
+    const waitingFor =
+      (search.ranges.length > 0 ? structureDetail.properties : 0) |
+      (structure?.kind === 'exact' && isInchiKey(structure.query) ? structureDetail.inchiKey : 0)
+    const pendingDetails = this.#pendingInScope(slotCount, search.within, waitingFor)
+    if (!structure) {
+      return {
+        hits: this.#slotsToHits(this.#slotsInScope(slotCount, mask)),
+        skippedUnparseable: 0,
+        pendingDetails,
+      }
+    }
     const skippedUnparseable = this.#unparseableInScope(slotCount, mask)
+    let hits: StructureHit[]
     switch (structure.kind) {
       case 'substructure':
-        return {
-          hits: await this.#substructure(
-            structure.query,
-            slotCount,
-            mask,
-            search.firstPageSize,
-            options,
-          ),
-          skippedUnparseable,
-        }
+        hits = await this.#substructure(
+          structure.query,
+          slotCount,
+          mask,
+          search.firstPageSize,
+          options,
+        )
+        break
       case 'similarity':
-        return {
-          hits: await this.#similarity(
-            structure.query,
-            structure.threshold,
-            structure.top,
-            slotCount,
-            mask,
-            options,
-          ),
-          skippedUnparseable,
-        }
+        hits = await this.#similarity(
+          structure.query,
+          structure.threshold,
+          structure.top,
+          slotCount,
+          mask,
+          options,
+        )
+        break
       case 'exact':
-        return {
-          hits: await this.#exact(structure.query, slotCount, mask, options),
-          skippedUnparseable,
-        }
+        hits = await this.#exact(structure.query, slotCount, mask, options)
+        break
     }
+    return { hits, skippedUnparseable, pendingDetails }
   }
 
   async #substructure(
@@ -250,6 +261,24 @@ export class StructureSearcher {
         slots.push(slot)
     }
     return slots
+  }
+
+  /** Molecules among `within` (all when null) still waiting for one of the `details` bits. */
+  #pendingInScope(slotCount: number, within: ReadonlySet<number> | null, details: number): number {
+    if (details === 0 || this.#index.pendingDetailsCount === 0) return 0
+    let count = 0
+    if (within === null) {
+      for (let slot = 0; slot < slotCount; slot++) {
+        if (this.#index.pendingDetailsAt(slot) & details) count++
+      }
+      return count
+    }
+    for (const id of within) {
+      const slot = this.#index.slotOf(id)
+      if (slot !== undefined && slot < slotCount && this.#index.pendingDetailsAt(slot) & details)
+        count++
+    }
+    return count
   }
 
   #unparseableInScope(slotCount: number, mask: Uint8Array | null): number {

@@ -5,7 +5,12 @@
 import type { ErrorValue } from '../shared/app-error.ts'
 import type { DepictionSize } from './depiction.ts'
 import type { IndexBufferHandles } from './index-buffers.ts'
-import type { ComputedStructure, StructureInput } from './structure-input.ts'
+import type {
+  ComputedDetails,
+  ComputedStructure,
+  DetailsInput,
+  StructureInput,
+} from './structure-input.ts'
 import type { QueryLanguage, ResolvedQueryLanguage, SubstructureQuery } from './structure-query.ts'
 import type { ScoredSlot } from './top-scores.ts'
 
@@ -46,6 +51,11 @@ export interface ChemTasks {
   computeStructures: {
     task: { items: StructureInput[] }
     result: ComputedStructure[]
+    progress: never
+  }
+  computeDetails: {
+    task: { indexId: string; items: DetailsInput[] }
+    result: ComputedDetails[]
     progress: never
   }
   canonicalizeStructure: {

@@ -11,6 +11,7 @@ import { drawMolecule, substructureHighlight, type Highlight } from './depiction
 import { RDKitToolkit, type Mol, type ParsedQuery } from './rdkit-toolkit.ts'
 import { scanSimilarities } from './similarity-scan.ts'
 import { computeStructure, morganFingerprintOf } from './structure-computation.ts'
+import { computeDetails, unknownDetails } from './structure-details.ts'
 import type { SubstructureQuery } from './structure-query.ts'
 import { scanSubstructures } from './substructure-scan.ts'
 import { webAssembly } from './shared-memory-runtime.ts'
@@ -64,6 +65,22 @@ export async function runChemWorker(port: MessagePort, data: ChemWorkerData): Pr
         context.throwIfCancelled()
         return computeStructure(rdkit, item)
       }),
+
+    computeDetails: (task, context) => {
+      // Detached: the engine closed while the pass ran; nothing about the molecules is known.
+      const index = indexes.get(task.indexId)
+      if (!index) throw new AppError('cancelled', 'The structure index was closed.')
+      return task.items.map((item) => {
+        context.throwIfCancelled()
+        try {
+          return computeDetails(rdkit, item, index.buffers.pickle(item.slot))
+        } catch (error) {
+          // A trap leaves RDKit unusable: the worker must stop (see runTask).
+          if (error instanceof webAssembly.RuntimeError) throw error
+          return { ...unknownDetails(item), problem: toErrorValue(error).message }
+        }
+      })
+    },
 
     canonicalizeStructure: (task) => {
       const mol = parseMoleculeOrThrow(task.text)

@@ -30,6 +30,11 @@ export interface StructureIndexState {
   total: number
   /** Indexed molecules whose structure could not be parsed (flagged, skipped by searches). */
   unparseable: number
+  /**
+   * Indexed molecules whose InChIKey or properties are still being computed: structure searches
+   * find them, property ranges and InChIKey searches not yet.
+   */
+  detailsPending: number
   /** Whether the index is being built or brought up to date now. */
   building: boolean
 }
@@ -54,6 +59,11 @@ export interface StructureSearchInfo {
   scores?: Record<string, number>
   /** Molecules in scope whose structure could not be parsed, which the search skipped. */
   skippedUnparseable: number
+  /**
+   * Molecules in scope whose properties (for property ranges) or InChIKey (for an InChIKey
+   * search) are still being computed, so the search could not judge them yet.
+   */
+  pendingDetails: number
   complete: boolean
   /** Present while the index is still being built: the search saw `indexed` of `total`. */
   indexing?: { indexed: number; total: number }

@@ -146,6 +146,7 @@ function info(
   return {
     ...(scores ? { scores } : {}),
     skippedUnparseable: result?.skippedUnparseable ?? 0,
+    pendingDetails: result?.pendingDetails ?? 0,
     complete,
     ...(run.indexing ? { indexing: run.indexing } : {}),
   }

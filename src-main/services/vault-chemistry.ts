@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import { vaultPropertyFields, type MolecularProperties } from '../chem/molecular-properties.ts'
 import { StructureEngine } from '../chem/structure-engine.ts'
+import { isInchiKey } from '../chem/structure-query.ts'
 import type { StructureHit, StructureSearchResult } from '../chem/structure-search.ts'
 import type { PropertyRanges, StructureCriterion } from '../chem/structure-search-request.ts'
 import type { MoleculeStructure, SynchronizeSummary } from '../chem/structure-synchronization.ts'
@@ -21,7 +22,12 @@ import type { VaultCache } from '../store/vault-cache.ts'
 export interface IndexProgress {
   indexed: number
   total: number
+  /** Indexed molecules (searchable) whose InChIKey or properties are still being computed. */
+  detailsPending: number
 }
+
+/** How much of the index a search saw, while some cached molecules were not indexed yet. */
+export type IndexingState = Pick<IndexProgress, 'indexed' | 'total'>
 
 export interface IngestSummary {
   /** Molecules looked at (new, or changed since ingest last looked). */
@@ -51,7 +57,7 @@ export interface SearchRun {
   /** Hits counted so far. */
   hitCount: number
   /** The index's state when the search began, when it was still being built. */
-  readonly indexing: IndexProgress | undefined
+  readonly indexing: IndexingState | undefined
 }
 
 export interface SearchQuestion {
@@ -86,6 +92,8 @@ export class VaultChemistry {
   #ingestAgain = false
   #ingestedOnce = false
   #generation = 0
+  /** Moves while InChIKeys and properties arrive: it only matters to searches that read them. */
+  #detailsGeneration = 0
   #total: number | null = null
   #lastProgressAt = 0
   #closed = false
@@ -121,13 +129,14 @@ export class VaultChemistry {
     indexed: number
     total: number
     unparseable: number
+    detailsPending: number
     building: boolean
   }> {
     return this.#stateOf(await this.engine())
   }
 
   /** Where the index stands while it lacks some cached molecules, else undefined. */
-  async indexing(): Promise<IndexProgress | undefined> {
+  async indexing(): Promise<IndexingState | undefined> {
     return this.#indexingOf(await this.engine())
   }
 
@@ -139,11 +148,12 @@ export class VaultChemistry {
       indexed: stats.molecules,
       total,
       unparseable: stats.unparseable,
+      detailsPending: stats.detailsPending,
       building: this.building,
     }
   }
 
-  #indexingOf(engine: StructureEngine): IndexProgress | undefined {
+  #indexingOf(engine: StructureEngine): IndexingState | undefined {
     const { indexed, total } = this.#stateOf(engine)
     return indexed < total ? { indexed, total } : undefined
   }
@@ -269,14 +279,22 @@ export class VaultChemistry {
       const ids = Float64Array.from(question.within).sort()
       within = createHash('sha1').update(new Uint8Array(ids.buffer)).digest('base64url')
     }
+    const readsDetails =
+      Object.keys(question.properties).length > 0 ||
+      (question.structure?.kind === 'exact' && isInchiKey(question.structure.query))
     return JSON.stringify([
       this.#generation,
+      readsDetails ? this.#detailsGeneration : null,
       question.structure,
       Object.entries(question.properties).sort(([a], [b]) => a.localeCompare(b)),
       within,
     ])
   }
 
+  /**
+   * Makes new and changed molecules searchable first, then computes the InChIKeys and properties
+   * they wait for; a sync that lands meanwhile interrupts that second pass, which resumes after.
+   */
   async #ingestLoop(): Promise<IngestSummary> {
     // Let the caller's request finish first (a sync's commit, a list answer).
     await new Promise((resolve) => setImmediate(resolve))
@@ -290,8 +308,25 @@ export class VaultChemistry {
         unparseable: total.unparseable + summary.unparseable,
         removed: total.removed + summary.removed,
       }
+      if (!this.#ingestAgain && !this.#closed) await this.#completeDetails()
     } while (this.#ingestAgain && !this.#closed)
     return total
+  }
+
+  async #completeDetails(): Promise<void> {
+    const engine = await this.engine()
+    if (engine.stats().detailsPending === 0) return
+    const summary = await engine.completeDetails({
+      signal: this.#abort.signal,
+      shouldStop: () => this.#ingestAgain || this.#closed,
+      onProgress: () => {
+        this.#detailsGeneration++
+        this.#reportProgress(engine, false)
+      },
+    })
+    this.#detailsGeneration++
+    this.#reportProgress(engine, true)
+    this.#log.info('molecule details computed', { ...summary })
   }
 
   async #ingestOnce(): Promise<IngestSummary> {
@@ -357,8 +392,8 @@ export class VaultChemistry {
     const now = Date.now()
     if (!force && now - this.#lastProgressAt < progressEveryMs) return
     this.#lastProgressAt = now
-    const indexed = engine.stats().molecules
-    this.#onProgress({ indexed, total: Math.max(this.#total ?? 0, indexed) })
+    const { molecules: indexed, detailsPending } = engine.stats()
+    this.#onProgress({ indexed, total: Math.max(this.#total ?? 0, indexed), detailsPending })
   }
 }
 

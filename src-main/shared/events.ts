@@ -35,12 +35,16 @@ export interface AppEvents {
   'chem.indexProgress': ChemIndexProgress
 }
 
-/** Molecules indexed so far of the vault's cached molecules. */
+/**
+ * Molecules indexed (searchable) so far of the vault's cached molecules, and how many of them
+ * still wait for their InChIKey or properties.
+ */
 export interface ChemIndexProgress {
   connectionId: string
   vaultId: number
   indexed: number
   total: number
+  detailsPending: number
 }
 
 /** Counts of the outbox by state, the items that changed, and the uploads under way. */

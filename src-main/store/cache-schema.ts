@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { Migration } from './migrations.ts'
-import { structureIndexMigration } from './structure-index-repository.ts'
+import { structureDetailsMigration, structureIndexMigration } from './structure-index-repository.ts'
 
 /**
  * The layout of a connection's cache (step 2): a table per record kind, the project links, the
@@ -183,10 +183,12 @@ const createRecordsAndSearch: Migration = (db: Database.Database) => {
  * The steps of the cache schema, in order. Step 1 made the first layout, which step 2 replaces
  * whole (sort columns for log P and run dates), so a fresh cache skips it. Step 3 adds the
  * structure index (fingerprints, properties and depictions of each vault's molecules, owned by the
- * chemistry code in structure-index-repository.ts).
+ * chemistry code in structure-index-repository.ts); step 4 marks the molecules whose InChIKey
+ * and properties are still to compute.
  */
 export const cacheMigrations: readonly Migration[] = [
   () => {},
   createRecordsAndSearch,
   structureIndexMigration,
+  structureDetailsMigration,
 ]

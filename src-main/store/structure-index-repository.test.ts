@@ -3,9 +3,14 @@ import os from 'node:os'
 import path from 'node:path'
 import type Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { ParsedStructure } from '../chem/structure-input.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'
 import { openDatabase } from './sqlite.ts'
-import { StructureIndexRepository, structureIndexMigration } from './structure-index-repository.ts'
+import {
+  StructureIndexRepository,
+  structureDetailsMigration,
+  structureIndexMigration,
+} from './structure-index-repository.ts'
 
 function parsed(id: number, overrides: Partial<StructureRecord> = {}): StructureRecord {
   return {
@@ -18,6 +23,7 @@ function parsed(id: number, overrides: Partial<StructureRecord> = {}): Structure
     patternFingerprint: new Uint8Array(256).fill(id),
     morganFingerprint: new Uint8Array(256).fill(id + 1),
     pickle: new Uint8Array([1, 2, 3, id]),
+    pendingDetails: 0,
     properties: {
       heavyAtomCount: 3,
       aromaticRingCount: 0,
@@ -40,7 +46,11 @@ let repository: StructureIndexRepository
 
 beforeEach(() => {
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-structure-index-'))
-  db = openDatabase(path.join(directory, 'cache.db'), [structureIndexMigration], 'test cache')
+  db = openDatabase(
+    path.join(directory, 'cache.db'),
+    [structureIndexMigration, structureDetailsMigration],
+    'test cache',
+  )
   repository = new StructureIndexRepository(db, 1)
 })
 
@@ -77,6 +87,28 @@ describe('StructureIndexRepository', () => {
       { id: 9, properties: null, inchiKey: null },
     ])
     expect(repository.recordsAfter(9, 2)).toEqual([])
+  })
+
+  it('stores details computed later, only those computed, and that they are no longer pending', () => {
+    const waiting = parsed(1, { properties: null, inchiKey: null, pendingDetails: 3 })
+    const givenKey = parsed(2, { properties: null, pendingDetails: 2 })
+    repository.save([waiting, givenKey])
+    expect(repository.recordsAfter(null, 5)).toMatchObject([
+      { id: 1, pendingDetails: 3, inchiKey: null, properties: null },
+      { id: 2, pendingDetails: 2 },
+    ])
+    const properties = (parsed(0) as ParsedStructure).properties!
+    repository.saveDetails([
+      { id: 1, slot: 0, computed: 1, inchiKey: 'KEY-1', properties: null },
+      { id: 2, slot: 1, computed: 2, inchiKey: null, properties },
+      { id: 99, slot: 2, computed: 3, inchiKey: 'GONE', properties },
+    ])
+    expect(repository.recordsAfter(null, 5)).toMatchObject([
+      { id: 1, pendingDetails: 2, inchiKey: 'KEY-1', properties: null },
+      { id: 2, pendingDetails: 0, inchiKey: 'LFQSCWFLJHTTHZ-UHFFFAOYSA-N', properties },
+    ])
+    expect(repository.idsByInchiKey('KEY-1')).toEqual([1])
+    expect(repository.contentHashes([99]).size).toBe(0)
   })
 
   it('answers content hashes, parse errors and exact identities', () => {

@@ -10,6 +10,7 @@ import {
   type MolecularProperties,
   type MolecularPropertyName,
 } from '../chem/molecular-properties.ts'
+import type { ComputedDetails } from '../chem/structure-input.ts'
 import type { StructureIndexStore } from '../chem/structure-index-store.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'
 import type { Migration } from './migrations.ts'
@@ -68,6 +69,13 @@ export const structureIndexMigration: Migration = (db) =>
     );
   `)
 
+/**
+ * The cache database's step that lets a molecule be searchable before its InChIKey and properties
+ * are computed: `details_pending` holds the `structureDetail` bits still to compute.
+ */
+export const structureDetailsMigration: Migration = (db) =>
+  db.exec('ALTER TABLE structure_index ADD COLUMN details_pending INTEGER NOT NULL DEFAULT 0')
+
 interface StructureRow {
   molecule_id: number
   content_hash: string
@@ -88,6 +96,7 @@ interface StructureRow {
   log_p: number | null
   topological_polar_surface_area: number | null
   known_properties: string
+  details_pending: number
 }
 
 /** A cached molecule as ingest reads it: its structure and what the vault computed for it. */
@@ -147,6 +156,20 @@ export class StructureIndexRepository implements StructureIndexStore {
       for (const record of records) {
         this.#statements.upsert.run({ ...toRow(record, computedAt), vault_id: this.#vaultId })
         this.#statements.dropDepictions.run(this.#vaultId, record.id)
+      }
+    })()
+  }
+
+  saveDetails(details: readonly ComputedDetails[]): void {
+    this.#db.transaction(() => {
+      for (const computed of details) {
+        this.#statements.saveDetails.run({
+          ...propertyColumns(computed.properties),
+          vault_id: this.#vaultId,
+          molecule_id: computed.id,
+          computed: computed.computed,
+          inchikey: computed.inchiKey,
+        })
       }
     })()
   }
@@ -347,13 +370,13 @@ function prepareStatements(db: Database.Database) {
             pattern_fp, morgan_fp, pickle, heavy_atom_count, num_aromatic_rings,
             num_h_bond_acceptors, num_h_bond_donors, num_rotatable_bonds, num_rule_of_5_violations,
             molecular_weight, exact_mass, log_p, topological_polar_surface_area, known_properties,
-            computed_at
+            details_pending, computed_at
           ) VALUES (
             @vault_id, @molecule_id, @content_hash, @parse_error, @canonical_smiles, @inchikey,
             @pattern_fp, @morgan_fp, @pickle, @heavy_atom_count, @num_aromatic_rings,
             @num_h_bond_acceptors, @num_h_bond_donors, @num_rotatable_bonds,
             @num_rule_of_5_violations, @molecular_weight, @exact_mass, @log_p,
-            @topological_polar_surface_area, @known_properties, @computed_at
+            @topological_polar_surface_area, @known_properties, @details_pending, @computed_at
           )
           ON CONFLICT (vault_id, molecule_id) DO UPDATE SET
             content_hash = excluded.content_hash, parse_error = excluded.parse_error,
@@ -368,7 +391,27 @@ function prepareStatements(db: Database.Database) {
             molecular_weight = excluded.molecular_weight, exact_mass = excluded.exact_mass,
             log_p = excluded.log_p,
             topological_polar_surface_area = excluded.topological_polar_surface_area,
-            known_properties = excluded.known_properties, computed_at = excluded.computed_at
+            known_properties = excluded.known_properties,
+            details_pending = excluded.details_pending, computed_at = excluded.computed_at
+        `),
+    // Each column is set only when its detail was computed (a bit of @computed).
+    saveDetails: db.prepare(`
+          UPDATE structure_index SET
+            inchikey = iif(@computed & 1, @inchikey, inchikey),
+            heavy_atom_count = iif(@computed & 2, @heavy_atom_count, heavy_atom_count),
+            num_aromatic_rings = iif(@computed & 2, @num_aromatic_rings, num_aromatic_rings),
+            num_h_bond_acceptors = iif(@computed & 2, @num_h_bond_acceptors, num_h_bond_acceptors),
+            num_h_bond_donors = iif(@computed & 2, @num_h_bond_donors, num_h_bond_donors),
+            num_rotatable_bonds = iif(@computed & 2, @num_rotatable_bonds, num_rotatable_bonds),
+            num_rule_of_5_violations =
+              iif(@computed & 2, @num_rule_of_5_violations, num_rule_of_5_violations),
+            molecular_weight = iif(@computed & 2, @molecular_weight, molecular_weight),
+            exact_mass = iif(@computed & 2, @exact_mass, exact_mass),
+            log_p = iif(@computed & 2, @log_p, log_p),
+            topological_polar_surface_area =
+              iif(@computed & 2, @topological_polar_surface_area, topological_polar_surface_area),
+            details_pending = details_pending & ~@computed
+          WHERE vault_id = @vault_id AND molecule_id = @molecule_id
         `),
     dropDepictions: db.prepare(
       'DELETE FROM structure_depictions WHERE vault_id = ? AND molecule_id = ?',
@@ -431,6 +474,7 @@ function toRecord(row: StructureRow): StructureRecord {
     patternFingerprint: row.pattern_fp!,
     morganFingerprint: row.morgan_fp!,
     pickle: row.pickle!,
+    pendingDetails: row.details_pending,
     properties:
       row.heavy_atom_count === null
         ? null
@@ -454,7 +498,6 @@ function toRow(
   computedAt: string,
 ): StructureRow & { computed_at: string } {
   const parsed = record.parseError === null ? record : null
-  const properties = parsed?.properties
   return {
     molecule_id: record.id,
     content_hash: record.contentHash,
@@ -464,6 +507,29 @@ function toRow(
     pattern_fp: parsed ? Buffer.from(parsed.patternFingerprint) : null,
     morgan_fp: parsed ? Buffer.from(parsed.morganFingerprint) : null,
     pickle: parsed ? Buffer.from(parsed.pickle) : null,
+    ...propertyColumns(parsed?.properties ?? null),
+    known_properties: JSON.stringify(record.knownProperties),
+    details_pending: parsed?.pendingDetails ?? 0,
+    computed_at: computedAt,
+  }
+}
+
+type PropertyColumns = Pick<
+  StructureRow,
+  | 'heavy_atom_count'
+  | 'num_aromatic_rings'
+  | 'num_h_bond_acceptors'
+  | 'num_h_bond_donors'
+  | 'num_rotatable_bonds'
+  | 'num_rule_of_5_violations'
+  | 'molecular_weight'
+  | 'exact_mass'
+  | 'log_p'
+  | 'topological_polar_surface_area'
+>
+
+function propertyColumns(properties: MolecularProperties | null): PropertyColumns {
+  return {
     heavy_atom_count: properties?.heavyAtomCount ?? null,
     num_aromatic_rings: properties?.aromaticRingCount ?? null,
     num_h_bond_acceptors: properties?.hBondAcceptorCount ?? null,
@@ -474,7 +540,5 @@ function toRow(
     exact_mass: properties?.exactMass ?? null,
     log_p: properties?.logP ?? null,
     topological_polar_surface_area: properties?.topologicalPolarSurfaceArea ?? null,
-    known_properties: JSON.stringify(record.knownProperties),
-    computed_at: computedAt,
   }
 }

@@ -9,6 +9,7 @@ import { createDispatcher, type Dispatch } from '../../src-main/ipc/dispatcher.t
 import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import type {
   CachedRecordPage,
+  ChemIndexProgress,
   Depiction,
   MoleculeProperties,
   QueryDepiction,
@@ -173,24 +174,26 @@ describe('chemistry from the cache', () => {
       indexed: molecules.length,
       total: molecules.length,
       unparseable: 0,
+      detailsPending: 0,
       building: false,
     })
     const progress = events
       .filter((event) => event.name === 'chem.indexProgress')
-      .map((event) => event.payload as { vaultId: number; indexed: number; total: number })
+      .map((event) => event.payload as ChemIndexProgress)
       .filter((payload) => payload.vaultId === main)
     expect(progress.at(-1)).toEqual({
       connectionId,
       vaultId: main,
       indexed: molecules.length,
       total: molecules.length,
+      detailsPending: 0,
     })
     expect(computedAt().size).toBe(molecules.length)
   })
 
   it('finds substructures by SMILES and SMARTS, combined with text and property ranges', async () => {
     const benzenes = await list({ structure: { kind: 'substructure', query: 'c1ccccc1' } })
-    expect(benzenes.structure).toEqual({ skippedUnparseable: 0, complete: true })
+    expect(benzenes.structure).toEqual({ skippedUnparseable: 0, pendingDetails: 0, complete: true })
     expect(names(benzenes).sort()).toEqual(
       [
         'Benzene',

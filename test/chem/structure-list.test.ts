@@ -90,15 +90,15 @@ describe('structure pages', () => {
     expect(held.questions[0]).toMatchObject({ firstPageSize: 3, within: null })
     held.first(hits([2, 4, 6]))
     const first = await firstAnswer
-    expect(first.structure).toEqual({ skippedUnparseable: 0, complete: false })
+    expect(first.structure).toEqual({ skippedUnparseable: 0, pendingDetails: 0, complete: false })
     expect(first.records.map((record) => record.id)).toEqual([2, 4, 6])
     expect(first.total).toBe(3)
 
     // Asked again, the answer waits for the count.
     const again = listStructurePage(held.vault, { structure: substructure, limit: 3 })
-    held.finish({ hits: hits([2, 4, 6, 8, 10, 12]), skippedUnparseable: 2 })
+    held.finish({ hits: hits([2, 4, 6, 8, 10, 12]), skippedUnparseable: 2, pendingDetails: 0 })
     const complete = await again
-    expect(complete.structure).toEqual({ skippedUnparseable: 2, complete: true })
+    expect(complete.structure).toEqual({ skippedUnparseable: 2, pendingDetails: 0, complete: true })
     expect(complete.total).toBe(6)
     expect(complete.records.map((record) => record.id)).toEqual([2, 4, 6])
     const second = await listStructurePage(held.vault, {
@@ -124,7 +124,7 @@ describe('structure pages', () => {
     void answer.then(() => (settled = true))
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(settled).toBe(false)
-    held.finish({ hits: hits([1, 2, 3]), skippedUnparseable: 0 })
+    held.finish({ hits: hits([1, 2, 3]), skippedUnparseable: 0, pendingDetails: 0 })
     const page = await answer
     expect(page.structure.complete).toBe(true)
     // Names count down as ids go up.
@@ -139,7 +139,11 @@ describe('structure pages', () => {
       limit: 3,
     })
     await new Promise((resolve) => setImmediate(resolve))
-    held.finish({ hits: hits([9, 999, 3, 5], [1, 0.9, 0.8, 0.5]), skippedUnparseable: 0 })
+    held.finish({
+      hits: hits([9, 999, 3, 5], [1, 0.9, 0.8, 0.5]),
+      skippedUnparseable: 0,
+      pendingDetails: 0,
+    })
     const page = await answer
     expect(page.records.map((record) => record.id)).toEqual([9, 3])
     expect(page.structure.scores).toEqual({ '9': 1, '3': 0.8 })

@@ -179,16 +179,23 @@ async function buildIndex(
 ): Promise<void> {
   let lastAt = 0
   let announced = false
-  const summary = await services.chem.buildIndex(connectionId, vaultId, ({ indexed, total }) => {
-    if (indexed >= total && !announced) return
-    if (!announced) {
-      announced = true
-      context.io.stderr(`Indexing the structures of vault ${vaultId}…\n`)
-    }
-    if (Date.now() - lastAt < progressEveryMs && indexed < total) return
-    lastAt = Date.now()
-    context.io.stderr(`structures indexed: ${indexed}/${total}\n`)
-  })
+  const summary = await services.chem.buildIndex(
+    connectionId,
+    vaultId,
+    ({ indexed, total, detailsPending }) => {
+      const done = indexed >= total && detailsPending === 0
+      if (done && !announced) return
+      if (!announced) {
+        announced = true
+        context.io.stderr(`Indexing the structures of vault ${vaultId}…\n`)
+      }
+      if (Date.now() - lastAt < progressEveryMs && !done) return
+      lastAt = Date.now()
+      const details =
+        detailsPending > 0 ? `, properties and InChIKeys to compute: ${detailsPending}` : ''
+      context.io.stderr(`structures indexed: ${indexed}/${total}${details}\n`)
+    },
+  )
   if (summary.unparseable > 0) {
     context.io.stderr(`${summary.unparseable} structure(s) could not be parsed\n`)
   }

@@ -122,7 +122,13 @@ describe('DepictionCache', () => {
     expect(asked).toHaveLength(1)
     // ...the index reaching them does.
     setIndexed(100)
-    bridge.emit('chem.indexProgress', { connectionId: 'c1', vaultId: 1, indexed: 100, total: 100 })
+    bridge.emit('chem.indexProgress', {
+      connectionId: 'c1',
+      vaultId: 1,
+      indexed: 100,
+      total: 100,
+      detailsPending: 0,
+    })
     runTimers()
     await settle()
     expect(asked.at(-1)!.moleculeIds).toEqual([6, 7, 8])

@@ -3,12 +3,15 @@ import type { ChemIndexProgress, StructureIndexState, VaultDeskBridge } from '..
 /**
  * How far the structure index of one vault is built, for the query box: asked once, then followed
  * by `chem.indexProgress`; when the progress reaches the end, asked again for the final counts
- * (unreadable structures among them).
+ * (unreadable structures among them). Building has two parts: molecules become searchable, then
+ * their InChIKeys and properties are computed.
  */
 export class StructureIndex {
   readonly connectionId: string
   readonly vaultId: number
   state = $state.raw<StructureIndexState | null>(null)
+  /** The most molecules seen waiting for details since none last did: the second part's total. */
+  #detailsTotal = $state(0)
   readonly #bridge: VaultDeskBridge
   #asking = false
 
@@ -30,6 +33,13 @@ export class StructureIndex {
     return Math.min(1, state.indexed / state.total)
   }
 
+  /** How far the InChIKeys and properties are computed, from 0 to 1; null when none wait. */
+  get detailsFraction(): number | null {
+    const pending = this.state?.detailsPending ?? 0
+    if (pending === 0 || this.#detailsTotal === 0) return null
+    return 1 - pending / this.#detailsTotal
+  }
+
   async load(): Promise<void> {
     if (this.#asking) return
     this.#asking = true
@@ -38,18 +48,27 @@ export class StructureIndex {
       vaultId: this.vaultId,
     })
     this.#asking = false
-    if (result.ok) this.state = result.value
+    if (result.ok) {
+      this.#noteDetailsPending(result.value.detailsPending)
+      this.state = result.value
+    }
   }
 
   /** A `chem.indexProgress` of this vault. */
-  progress({ indexed, total }: ChemIndexProgress): void {
-    const done = indexed >= total
+  progress({ indexed, total, detailsPending }: ChemIndexProgress): void {
+    const done = indexed >= total && detailsPending === 0
+    this.#noteDetailsPending(detailsPending)
     this.state = {
       indexed,
       total,
       unparseable: this.state?.unparseable ?? 0,
+      detailsPending,
       building: !done,
     }
     if (done) void this.load()
+  }
+
+  #noteDetailsPending(pending: number): void {
+    this.#detailsTotal = pending === 0 ? 0 : Math.max(this.#detailsTotal, pending)
   }
 }

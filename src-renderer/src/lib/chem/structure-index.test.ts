@@ -5,7 +5,7 @@ import { ChemDesk } from './chem-desk.svelte.ts'
 
 describe('StructureIndex', () => {
   it('follows the index of its vault as it is built, and asks for the final counts', async () => {
-    let answer = { indexed: 100, total: 2000, unparseable: 0, building: true }
+    let answer = { indexed: 100, total: 2000, unparseable: 0, detailsPending: 100, building: true }
     const bridge = quietBridge().answer('chem.indexState', async () => ({
       ok: true,
       value: answer,
@@ -18,23 +18,35 @@ describe('StructureIndex', () => {
     expect(index.building).toBe(true)
     expect(index.fraction).toBe(0.05)
 
-    bridge.emit('chem.indexProgress', { connectionId: 'c1', vaultId: 2, indexed: 9, total: 9 })
-    bridge.emit('chem.indexProgress', {
-      connectionId: 'c1',
-      vaultId: 1,
+    const progress = (vaultId: number, indexed: number, total: number, detailsPending: number) =>
+      bridge.emit('chem.indexProgress', {
+        connectionId: 'c1',
+        vaultId,
+        indexed,
+        total,
+        detailsPending,
+      })
+    progress(2, 9, 9, 0)
+    progress(1, 1500, 2000, 1500)
+    expect(index.state).toEqual({
       indexed: 1500,
       total: 2000,
+      unparseable: 0,
+      detailsPending: 1500,
+      building: true,
     })
-    expect(index.state).toEqual({ indexed: 1500, total: 2000, unparseable: 0, building: true })
 
-    answer = { indexed: 2000, total: 2000, unparseable: 3, building: false }
-    bridge.emit('chem.indexProgress', {
-      connectionId: 'c1',
-      vaultId: 1,
-      indexed: 2000,
-      total: 2000,
-    })
+    // Every molecule is searchable; the InChIKeys and properties are still being computed.
+    progress(1, 2000, 2000, 2000)
+    expect(index.building).toBe(true)
+    expect(index.detailsFraction).toBe(0)
+    progress(1, 2000, 2000, 500)
+    expect(index.detailsFraction).toBe(0.75)
+
+    answer = { indexed: 2000, total: 2000, unparseable: 3, detailsPending: 0, building: false }
+    progress(1, 2000, 2000, 0)
     expect(index.building).toBe(false)
+    expect(index.detailsFraction).toBeNull()
     await settle()
     expect(index.state).toEqual(answer)
 

@@ -181,6 +181,7 @@ describe('RecordList', () => {
         structure: {
           scores: Object.fromEntries(records.map((record) => [record.id, 1 - record.id / 1000])),
           skippedUnparseable: 2,
+          pendingDetails: 0,
           complete,
         },
       }

@@ -56,7 +56,7 @@ export function quietBridge(): BridgeDouble {
     }))
     .answer('chem.indexState', async () => ({
       ok: true,
-      value: { indexed: 0, total: 0, unparseable: 0, building: false },
+      value: { indexed: 0, total: 0, unparseable: 0, detailsPending: 0, building: false },
     }))
     .answer('chem.depictMany', async () => ({ ok: true, value: {} }))
     .answer('chem.properties', async () => ({ ok: true, value: { computed: {}, fromServer: [] } }))

@@ -1,0 +1,115 @@
+/**
+ * Ingest of a vault's cached molecules into its structure index (services/vault-chemistry.ts), on
+ * a real cache and real workers: molecules become searchable first, their InChIKeys and properties
+ * follow, and new molecules go ahead of the details still to compute.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { ChemWorkerPool } from '../../src-main/chem/worker-pool.ts'
+import { silentLogger } from '../../src-main/shared/logger.ts'
+import { VaultChemistry, type IndexProgress } from '../../src-main/services/vault-chemistry.ts'
+import { VaultCache } from '../../src-main/store/vault-cache.ts'
+
+let pool: ChemWorkerPool
+let directory: string
+let cache: VaultCache
+let vault: VaultChemistry | undefined
+
+/** Alkyl amines and alcohols (no properties from the vault): heavy atoms are the SMILES length. */
+function molecules(from: number, count: number) {
+  return Array.from({ length: count }, (_, n) => ({
+    id: from + n,
+    name: `Molecule ${from + n}`,
+    smiles: `${'C'.repeat(((from + n) % 15) + 1)}${n % 2 ? 'N' : 'O'}`,
+  }))
+}
+
+beforeAll(() => {
+  pool = new ChemWorkerPool({ size: 2 })
+})
+afterAll(() => pool.close())
+
+beforeEach(() => {
+  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-vault-chemistry-'))
+  cache = VaultCache.open(path.join(directory, 'cache.db')).cache
+  cache.applyPage('molecules', 1, molecules(1, 200))
+})
+afterEach(async () => {
+  vault?.close()
+  vault = undefined
+  await cache.close()
+  fs.rmSync(directory, { recursive: true, force: true })
+})
+
+function openVault(onProgress: (progress: IndexProgress) => void): VaultChemistry {
+  vault = new VaultChemistry({
+    connectionId: 'c1',
+    vaultId: 1,
+    cache,
+    pool,
+    log: silentLogger,
+    onProgress,
+  })
+  return vault
+}
+
+describe('VaultChemistry ingest', () => {
+  it('makes every molecule searchable before computing InChIKeys and properties', async () => {
+    const progress: IndexProgress[] = []
+    let searchedEarly: Promise<{ pendingDetails: number; hits: number }> | undefined
+    const chemistry = openVault((event) => {
+      progress.push(event)
+      if (!searchedEarly && event.indexed === 200 && event.detailsPending > 0) {
+        const question = {
+          structure: null,
+          properties: { heavyAtomCount: { min: 1 } },
+          within: null,
+          firstPageSize: 50,
+        }
+        searchedEarly = chemistry
+          .search(question)
+          .then(({ run }) => run.result)
+          .then((result) => ({ pendingDetails: result.pendingDetails, hits: result.hits.length }))
+      }
+    })
+    const summary = await chemistry.ingest()
+    expect(summary).toMatchObject({ looked: 200, computed: 200, unparseable: 0 })
+    expect(progress.find((event) => event.indexed === 200)?.detailsPending).toBe(200)
+    expect(progress.at(-1)).toEqual({ indexed: 200, total: 200, detailsPending: 0 })
+
+    // A property search asked before the properties were in said so; asked again, it sees them.
+    expect(await searchedEarly).toEqual({ pendingDetails: 200, hits: 0 })
+    const { run } = await chemistry.search({
+      structure: null,
+      properties: { heavyAtomCount: { min: 1 } },
+      within: null,
+      firstPageSize: 50,
+    })
+    expect(await run.result).toMatchObject({ pendingDetails: 0 })
+    expect((await run.result).hits).toHaveLength(200)
+    expect(await chemistry.state()).toMatchObject({ indexed: 200, detailsPending: 0 })
+    const engine = await chemistry.engine()
+    expect(engine.properties(7)).toMatchObject({ heavyAtomCount: 9 })
+  })
+
+  it('indexes molecules a sync adds ahead of the details still to compute', async () => {
+    const progress: IndexProgress[] = []
+    let added = false
+    const chemistry = openVault((event) => {
+      progress.push(event)
+      if (!added && event.indexed === 200 && event.detailsPending > 0) {
+        added = true
+        cache.applyPage('molecules', 1, molecules(1001, 40))
+        void chemistry.ingest()
+      }
+    })
+    await chemistry.ingest()
+    // When the added molecules were searchable, the first ones still waited for details.
+    const addedIndexed = progress.find((event) => event.indexed === 240)
+    expect(addedIndexed?.detailsPending).toBeGreaterThan(40)
+    expect(progress.at(-1)).toEqual({ indexed: 240, total: 240, detailsPending: 0 })
+    expect(chemistry.repository.indexedCount()).toBe(240)
+  })
+})
