@@ -11,6 +11,7 @@ import { unknownDetails } from './structure-details.ts'
 import type { ComputedDetails, DetailsInput } from './structure-input.ts'
 import type { StructureIndex } from './structure-index.ts'
 import type { StructureIndexStore } from './structure-index-store.ts'
+import { isolatingWorkerDeaths } from './worker-death-isolation.ts'
 import type { ChemWorkerPool } from './worker-pool.ts'
 
 export interface DetailsTarget {
@@ -106,27 +107,22 @@ export async function completeStructureDetails(
   return { ...summary, remaining: index.pendingDetailsCount }
 }
 
-/**
- * Computes a batch in a worker. If the worker dies on it, each molecule is tried alone, and one
- * that kills a worker by itself gets unknown details rather than stopping the pass.
- */
-async function computeBatch(
+/** Computes a batch in a worker; a molecule that kills a worker by itself gets unknown details. */
+function computeBatch(
   target: DetailsTarget,
-  items: DetailsInput[],
+  batch: readonly DetailsInput[],
   signal: AbortSignal | undefined,
 ): Promise<ComputedDetails[]> {
-  try {
-    return await target.pool.run(
-      { kind: 'computeDetails', indexId: target.index.id, items },
-      { signal },
-    )
-  } catch (error) {
-    if (!(error instanceof AppError) || error.code !== 'internal') throw error
-    if (items.length > 1) {
-      const alone = await Promise.all(items.map((item) => computeBatch(target, [item], signal)))
-      return alone.flat()
-    }
-    const [item] = items as [DetailsInput]
-    return [{ ...unknownDetails(item), problem: `RDKit failed on this molecule: ${error.message}` }]
-  }
+  return isolatingWorkerDeaths(
+    batch,
+    (items) =>
+      target.pool.run(
+        { kind: 'computeDetails', indexId: target.index.id, items: [...items] },
+        { signal },
+      ),
+    (item, error) => ({
+      ...unknownDetails(item),
+      problem: `RDKit failed on this molecule: ${error.message}`,
+    }),
+  )
 }

@@ -16,6 +16,7 @@ import {
   type StructureInput,
 } from './structure-input.ts'
 import type { StructureRecord } from './structure-record.ts'
+import { isolatingWorkerDeaths } from './worker-death-isolation.ts'
 import type { ChemWorkerPool } from './worker-pool.ts'
 
 export interface MoleculeStructure {
@@ -173,26 +174,20 @@ function structureInput(molecule: MoleculeStructure): StructureInput {
   }
 }
 
-/**
- * Computes a batch in a worker. If the worker dies on it, each molecule is retried alone, and one
- * that kills a worker by itself is flagged rather than allowed to stop the indexing.
- */
-async function compute(
+/** Computes a batch in a worker; a molecule that kills a worker by itself is flagged. */
+function compute(
   target: SynchronizationTarget,
-  batch: StructureInput[],
+  batch: readonly StructureInput[],
   signal: AbortSignal | undefined,
 ): Promise<ComputedStructure[]> {
-  try {
-    return await target.pool.run({ kind: 'computeStructures', items: batch }, { signal })
-  } catch (error) {
-    if (!(error instanceof AppError) || error.code !== 'internal') throw error
-    if (batch.length > 1) {
-      const alone = await Promise.all(batch.map((item) => compute(target, [item], signal)))
-      return alone.flat()
-    }
-    target.log.warn('a structure stopped the chemistry worker', { id: batch[0]!.id, error })
-    return [{ id: batch[0]!.id, parseError: `RDKit failed on this structure: ${error.message}` }]
-  }
+  return isolatingWorkerDeaths(
+    batch,
+    (items) => target.pool.run({ kind: 'computeStructures', items: [...items] }, { signal }),
+    (item, error) => {
+      target.log.warn('a structure stopped the chemistry worker', { id: item.id, error })
+      return { id: item.id, parseError: `RDKit failed on this structure: ${error.message}` }
+    },
+  )
 }
 
 function moleculeProblem(molecule: MoleculeStructure): string | null {
