@@ -16,7 +16,6 @@ import {
   type MolecularPropertyName,
 } from './molecular-properties.ts'
 import { popcount } from './popcount.ts'
-import { structureDetail } from './structure-input.ts'
 import type { StructureRecord } from './structure-record.ts'
 
 export class StructureIndex {
@@ -30,7 +29,6 @@ export class StructureIndex {
   #properties = emptyColumns(0)
   /** Per slot, the `structureDetail` bits still to compute. */
   #pendingDetails = new Uint8Array(0)
-  readonly #pendingCounts = new Map<number, number>()
   #slotsPending = 0
 
   /** Slots used so far, vacant ones included: scans cover 0..slotCount-1. */
@@ -80,11 +78,6 @@ export class StructureIndex {
       if (!Number.isNaN(value)) known[name] = value
     }
     return known
-  }
-
-  /** Molecules whose `detail` (a `structureDetail` bit) is still to compute. */
-  pendingCount(detail: number): number {
-    return this.#pendingCounts.get(detail) ?? 0
   }
 
   /** Molecules with some detail still to compute. */
@@ -167,10 +160,6 @@ export class StructureIndex {
 
   #setPending(slot: number, details: number): void {
     const before = this.#pendingDetails[slot]!
-    for (const detail of [structureDetail.inchiKey, structureDetail.properties]) {
-      const change = Number(Boolean(details & detail)) - Number(Boolean(before & detail))
-      if (change !== 0) this.#pendingCounts.set(detail, this.pendingCount(detail) + change)
-    }
     this.#slotsPending += Number(details !== 0) - Number(before !== 0)
     this.#pendingDetails[slot] = details
   }

@@ -135,11 +135,6 @@ export class VaultChemistry {
     return this.#stateOf(await this.engine())
   }
 
-  /** Where the index stands while it lacks some cached molecules, else undefined. */
-  async indexing(): Promise<IndexingState | undefined> {
-    return this.#indexingOf(await this.engine())
-  }
-
   #stateOf(engine: StructureEngine) {
     const stats = engine.stats()
     const total = this.repository.moleculeCount()
