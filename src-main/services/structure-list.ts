@@ -24,7 +24,7 @@ export async function listStructurePage(
   vault: VaultChemistry,
   options: StructureListOptions,
 ): Promise<StructurePage> {
-  const { structure, properties, sort, direction, text, filters, fields, projectId } = options
+  const { structure, properties, sort, text, filters, fields, projectId } = options
   const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 0), 1000)
   const offset = Math.max(Math.trunc(options.offset ?? 0), 0)
   const cache = vault.cache
@@ -45,12 +45,39 @@ export async function listStructurePage(
   /** The hits' own order (index order, or best score first), not the cache's. */
   const hitOrder = sort === undefined && criterion !== null
   const streams = hitOrder && criterion.kind === 'substructure'
-  const { run, started } = await vault.search({
+  const { run, started, release } = await vault.search({
     structure: criterion,
     properties: properties ?? {},
     within,
     firstPageSize: streams ? Math.min(1000, Math.max(1, offset + limit)) : 50,
   })
+  const shape = { sort, direction: options.direction, limit, offset, hitOrder, streams }
+  try {
+    return await pageOf(vault, run, started, shape)
+  } finally {
+    release()
+  }
+}
+
+/** What page of the hits is asked for, and in which order. */
+interface PageShape {
+  sort: StructureListOptions['sort']
+  direction: StructureListOptions['direction']
+  limit: number
+  offset: number
+  /** The hits' own order (index order, or best score first), not the cache's. */
+  hitOrder: boolean
+  /** Substructure in index order: the first page may come before counting ends. */
+  streams: boolean
+}
+
+async function pageOf(
+  vault: VaultChemistry,
+  run: SearchRun,
+  started: boolean,
+  { sort, direction, limit, offset, hitOrder, streams }: PageShape,
+): Promise<StructurePage> {
+  const cache = vault.cache
 
   if (streams && started) {
     const first = await Promise.race([run.firstPage, run.result.then(() => null)])

@@ -56,6 +56,8 @@ export interface SearchRun {
   done: boolean
   /** Hits counted so far. */
   hitCount: number
+  /** Requests waiting for this search now: one that nobody waits for may be abandoned. */
+  waiting: number
   /** The index's state when the search began, when it was still being built. */
   readonly indexing: IndexingState | undefined
 }
@@ -88,6 +90,7 @@ export class VaultChemistry {
   readonly #onProgress: (progress: IndexProgress) => void
   readonly #abort = new AbortController()
   readonly #searches = new Map<string, SearchRun>()
+  readonly #searchAborts = new Map<SearchRun, AbortController>()
   #ingesting: Promise<IngestSummary> | null = null
   #ingestAgain = false
   #ingestedOnce = false
@@ -205,14 +208,21 @@ export class VaultChemistry {
 
   /**
    * Runs a structure search, or joins the same search already running or done (the same
-   * question of the same index): re-asking and paging cost nothing.
+   * question of the same index): re-asking and paging cost nothing. The caller counts as waiting
+   * for the search until it calls `release`. A new search abandons the searches still running
+   * that nobody waits for (a query typed further, a page no longer shown), so that the workers
+   * turn to it at once.
    */
-  async search(question: SearchQuestion): Promise<{ run: SearchRun; started: boolean }> {
+  async search(
+    question: SearchQuestion,
+  ): Promise<{ run: SearchRun; started: boolean; release: () => void }> {
     const engine = await this.engine()
     const key = this.#searchKey(question)
     const known = this.#searches.get(key)
     // Another page of a search still counting waits for its count rather than search again.
-    if (known) return { run: known, started: false }
+    if (known) return { run: known, started: false, release: this.#wait(known) }
+    this.#abandonUnwatchedSearches()
+    const abort = new AbortController()
     const indexing = this.#indexingOf(engine)
     let firstPageSeen: (hits: StructureHit[]) => void = () => {}
     const firstPage = new Promise<StructureHit[]>((resolve) => (firstPageSeen = resolve))
@@ -225,7 +235,7 @@ export class VaultChemistry {
           firstPageSize: question.firstPageSize,
         },
         {
-          signal: this.#abort.signal,
+          signal: AbortSignal.any([this.#abort.signal, abort.signal]),
           onProgress: (progress) => {
             run.hitCount = progress.hitCount
             if (progress.firstPage) firstPageSeen(progress.firstPage)
@@ -236,17 +246,21 @@ export class VaultChemistry {
       firstPageSize: question.firstPageSize,
       done: false,
       hitCount: 0,
+      waiting: 0,
       indexing,
     }
+    this.#searchAborts.set(run, abort)
     run.result.then(
       (result) => {
         run.done = true
         run.hitCount = result.hits.length
+        this.#searchAborts.delete(run)
         firstPageSeen(result.hits.slice(0, question.firstPageSize))
       },
       () => {
         run.done = true
-        this.#searches.delete(key)
+        this.#searchAborts.delete(run)
+        if (this.#searches.get(key) === run) this.#searches.delete(key)
         firstPageSeen([])
       },
     )
@@ -254,7 +268,23 @@ export class VaultChemistry {
     while (this.#searches.size > rememberedSearches) {
       this.#searches.delete(this.#searches.keys().next().value!)
     }
-    return { run, started: true }
+    return { run, started: true, release: this.#wait(run) }
+  }
+
+  #wait(run: SearchRun): () => void {
+    run.waiting++
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      run.waiting--
+    }
+  }
+
+  #abandonUnwatchedSearches(): void {
+    for (const [run, abort] of this.#searchAborts) {
+      if (run.waiting === 0) abort.abort()
+    }
   }
 
   close(): void {

@@ -49,7 +49,7 @@ function heldSearch() {
     cache,
     async search(question: SearchQuestion) {
       questions.push(question)
-      if (run) return { run, started: false }
+      if (run) return { run, started: false, release: () => {} }
       const result = new Promise<StructureSearchResult>((resolve) => (finish = resolve))
       const created: SearchRun = {
         result,
@@ -57,6 +57,7 @@ function heldSearch() {
         firstPageSize: question.firstPageSize,
         done: false,
         hitCount: 0,
+        waiting: 0,
         indexing: undefined,
       }
       void result.then((value) => {
@@ -64,7 +65,7 @@ function heldSearch() {
         created.hitCount = value.hits.length
       })
       run = created
-      return { run: created, started: true }
+      return { run: created, started: true, release: () => {} }
     },
   } as unknown as VaultChemistry
   return {

@@ -112,4 +112,30 @@ describe('VaultChemistry ingest', () => {
     expect(progress.at(-1)).toEqual({ indexed: 240, total: 240, detailsPending: 0 })
     expect(chemistry.repository.indexedCount()).toBe(240)
   })
+
+  it('abandons a running search nobody waits for when another starts, not one still awaited', async () => {
+    const chemistry = openVault(() => {})
+    await chemistry.ingest()
+    const question = (query: string) => ({
+      structure: { kind: 'substructure' as const, query },
+      properties: {},
+      within: null,
+      firstPageSize: 50,
+    })
+    const typedOver = await chemistry.search(question('CC'))
+    typedOver.release()
+    const awaited = await chemistry.search(question('CO'))
+    expect(typedOver.run.done).toBe(false)
+    const latest = await chemistry.search(question('CN'))
+    await expect(typedOver.run.result).rejects.toMatchObject({ code: 'cancelled' })
+    expect((await awaited.run.result).hits.length).toBeGreaterThan(0)
+    expect((await latest.run.result).hits.length).toBeGreaterThan(0)
+    awaited.release()
+    latest.release()
+    // Asked again, the abandoned question is searched anew.
+    const again = await chemistry.search(question('CC'))
+    expect(again.started).toBe(true)
+    expect((await again.run.result).hits.length).toBeGreaterThan(100)
+    again.release()
+  })
 })
