@@ -65,11 +65,15 @@ export interface ChemService {
   list(connectionId: string, vaultId: number, options: StructureListOptions): Promise<StructurePage>
   /** Sync committed molecules of a vault: bring its index in step (in the background). */
   moleculesChanged(connectionId: string, vaultId: number): void
-  /** Brings a vault's index in step now (the CLI before a search), reporting progress. */
+  /**
+   * Brings a vault's index in step now (the CLI before a search), reporting progress; with
+   * `details: false`, only until every molecule is searchable (InChIKeys and properties may wait).
+   */
   buildIndex(
     connectionId: string,
     vaultId: number,
     onProgress?: (progress: IndexProgress) => void,
+    options?: { details?: boolean },
   ): Promise<IngestSummary>
   close(): Promise<void>
 }
@@ -273,6 +277,7 @@ export class LocalChemService implements ChemService {
     connectionId: string,
     vaultId: number,
     onProgress?: (progress: IndexProgress) => void,
+    options: { details?: boolean } = {},
   ): Promise<IngestSummary> {
     const vault = this.#vault(connectionId, vaultId)
     const listener = (of: VaultChemistry, progress: IndexProgress): void => {
@@ -280,7 +285,7 @@ export class LocalChemService implements ChemService {
     }
     this.#progressListeners.add(listener)
     try {
-      return await vault.ingest()
+      return await vault.ingest(options)
     } finally {
       this.#progressListeners.delete(listener)
     }

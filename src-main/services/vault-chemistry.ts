@@ -93,6 +93,8 @@ export class VaultChemistry {
   readonly #searchAborts = new Map<SearchRun, AbortController>()
   #ingesting: Promise<IngestSummary> | null = null
   #ingestAgain = false
+  /** Whether the ingest running (or the one to follow) computes InChIKeys and properties too. */
+  #detailsWanted = true
   #ingestedOnce = false
   #generation = 0
   /** Moves while InChIKeys and properties arrive: it only matters to searches that read them. */
@@ -158,14 +160,19 @@ export class VaultChemistry {
 
   /**
    * Brings the index in step with the cached molecules: deleted ones removed, new and changed
-   * ones computed in the workers. Calls while one runs are answered by one more run after it.
+   * ones computed in the workers, then their InChIKeys and properties (unless `details` is false:
+   * a search that reads neither need not wait for them). Calls while one runs are answered by one
+   * more run after it.
    */
-  ingest(): Promise<IngestSummary> {
+  ingest(options: { details?: boolean } = {}): Promise<IngestSummary> {
     if (this.#closed) return Promise.resolve(emptySummary)
+    const details = options.details ?? true
     if (this.#ingesting) {
       this.#ingestAgain = true
+      this.#detailsWanted ||= details
       return this.#ingesting
     }
+    this.#detailsWanted = details
     this.#ingestedOnce = true
     const running = this.#ingestLoop()
     this.#ingesting = running
@@ -333,7 +340,7 @@ export class VaultChemistry {
         unparseable: total.unparseable + summary.unparseable,
         removed: total.removed + summary.removed,
       }
-      if (!this.#ingestAgain && !this.#closed) await this.#completeDetails()
+      if (!this.#ingestAgain && !this.#closed && this.#detailsWanted) await this.#completeDetails()
     } while (this.#ingestAgain && !this.#closed)
     return total
   }

@@ -113,6 +113,14 @@ describe('VaultChemistry ingest', () => {
     expect(chemistry.repository.indexedCount()).toBe(240)
   })
 
+  it('stops once every molecule is searchable when asked to, and computes the rest next time', async () => {
+    const chemistry = openVault(() => {})
+    expect(await chemistry.ingest({ details: false })).toMatchObject({ computed: 200 })
+    expect(await chemistry.state()).toMatchObject({ indexed: 200, detailsPending: 200 })
+    await chemistry.ingest()
+    expect(await chemistry.state()).toMatchObject({ indexed: 200, detailsPending: 0 })
+  })
+
   it('abandons a running search nobody waits for when another starts, not one still awaited', async () => {
     const chemistry = openVault(() => {})
     await chemistry.ingest()

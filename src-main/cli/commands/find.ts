@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/app-error.ts'
+import { isInchiKey } from '../../chem/structure-query.ts'
 import { recordKind } from '../../store/record-kinds.ts'
 import type { Services } from '../../services/index.ts'
 import type { Command, CommandContext } from '../command.ts'
@@ -66,7 +67,9 @@ export const findCommand: Command = {
     let result: FindResult
     if (structure) {
       const services = context.services()
-      await buildIndex(context, services, runtime.id, vaultId)
+      // Only an InChIKey search reads what the index computes after a molecule is searchable.
+      const details = structure.kind === 'exact' && isInchiKey(structure.query)
+      await buildIndex(context, services, runtime.id, vaultId, details)
       let page = await services.browse.listStructure(runtime.id, vaultId, kind, {
         ...filters,
         structure,
@@ -170,12 +173,16 @@ function numberOption(
   return number
 }
 
-/** Brings the vault's structure index up to date, with progress on stderr when it has work. */
+/**
+ * Brings the vault's structure index up to date, with progress on stderr when it has work; with
+ * `details`, also the InChIKeys and properties.
+ */
 async function buildIndex(
   context: CommandContext,
   services: Services,
   connectionId: string,
   vaultId: number,
+  details: boolean,
 ): Promise<void> {
   let lastAt = 0
   let announced = false
@@ -183,7 +190,8 @@ async function buildIndex(
     connectionId,
     vaultId,
     ({ indexed, total, detailsPending }) => {
-      const done = indexed >= total && detailsPending === 0
+      const waiting = details ? detailsPending : 0
+      const done = indexed >= total && waiting === 0
       if (done && !announced) return
       if (!announced) {
         announced = true
@@ -191,10 +199,10 @@ async function buildIndex(
       }
       if (Date.now() - lastAt < progressEveryMs && !done) return
       lastAt = Date.now()
-      const details =
-        detailsPending > 0 ? `, properties and InChIKeys to compute: ${detailsPending}` : ''
-      context.io.stderr(`structures indexed: ${indexed}/${total}${details}\n`)
+      const detailsLeft = waiting > 0 ? `, properties and InChIKeys to compute: ${waiting}` : ''
+      context.io.stderr(`structures indexed: ${indexed}/${total}${detailsLeft}\n`)
     },
+    { details },
   )
   if (summary.unparseable > 0) {
     context.io.stderr(`${summary.unparseable} structure(s) could not be parsed\n`)
