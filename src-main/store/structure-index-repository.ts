@@ -10,7 +10,7 @@ import {
   type MolecularProperties,
   type MolecularPropertyName,
 } from '../chem/molecular-properties.ts'
-import type { ComputedDetails } from '../chem/structure-input.ts'
+import { structureDetail, type ComputedDetails } from '../chem/structure-input.ts'
 import type { StructureIndexStore } from '../chem/structure-index-store.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'
 import type { Migration } from './migrations.ts'
@@ -397,19 +397,13 @@ function prepareStatements(db: Database.Database) {
     // Each column is set only when its detail was computed (a bit of @computed).
     saveDetails: db.prepare(`
           UPDATE structure_index SET
-            inchikey = iif(@computed & 1, @inchikey, inchikey),
-            heavy_atom_count = iif(@computed & 2, @heavy_atom_count, heavy_atom_count),
-            num_aromatic_rings = iif(@computed & 2, @num_aromatic_rings, num_aromatic_rings),
-            num_h_bond_acceptors = iif(@computed & 2, @num_h_bond_acceptors, num_h_bond_acceptors),
-            num_h_bond_donors = iif(@computed & 2, @num_h_bond_donors, num_h_bond_donors),
-            num_rotatable_bonds = iif(@computed & 2, @num_rotatable_bonds, num_rotatable_bonds),
-            num_rule_of_5_violations =
-              iif(@computed & 2, @num_rule_of_5_violations, num_rule_of_5_violations),
-            molecular_weight = iif(@computed & 2, @molecular_weight, molecular_weight),
-            exact_mass = iif(@computed & 2, @exact_mass, exact_mass),
-            log_p = iif(@computed & 2, @log_p, log_p),
-            topological_polar_surface_area =
-              iif(@computed & 2, @topological_polar_surface_area, topological_polar_surface_area),
+            inchikey = iif(@computed & ${structureDetail.inchiKey}, @inchikey, inchikey),
+            ${Object.keys(propertyColumns(null))
+              .map(
+                (column) =>
+                  `${column} = iif(@computed & ${structureDetail.properties}, @${column}, ${column})`,
+              )
+              .join(',\n            ')},
             details_pending = details_pending & ~@computed
           WHERE vault_id = @vault_id AND molecule_id = @molecule_id
         `),
