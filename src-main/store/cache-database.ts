@@ -68,6 +68,10 @@ export function openCacheDatabase(
 export function configureCache(db: Database.Database): void {
   configureConnection(db)
   db.pragma(`cache_size = -${cacheSizeKiB}`)
+  // A multi-row INSERT keeps a statement journal (the pages it changes, to undo it alone). On
+  // disk that was a temporary file written with every page of sync: more than half of all the
+  // bytes a first sync wrote, and about a tenth of the writer's time.
+  db.pragma('temp_store = MEMORY')
 }
 
 /** Moves a cache that is not usable aside (the caller has closed it). */

@@ -1,5 +1,6 @@
 import type { CallOptions, FinishedExport } from '../api/index.ts'
 import type { PassPosition } from './kind-cursor.ts'
+import { HandedOverPages } from './handed-over-pages.ts'
 import { idOf, pageSize, pushId, type CommitPage, type PassOutcome } from './paged-pass.ts'
 
 /**
@@ -20,9 +21,8 @@ export async function exportPass(
   let position: PassPosition = { ...start, offset: 0, lastId: null }
   let ordered = true
   let chunk: unknown[] = []
-  // A page is handed over while the one before it commits and the stream reads the next; it
-  // commits only after the one before it did (CommitPage).
-  let committing: Promise<void> = Promise.resolve()
+  // The stream goes on while pages commit; each commits only after the one before it did.
+  const handedOver = new HandedOverPages()
   const flush = async () => {
     const page = chunk
     chunk = []
@@ -31,10 +31,7 @@ export async function exportPass(
       offset: position.offset + page.length,
       lastId: ordered ? idOf(page.at(-1)) : null,
     }
-    const previous = committing
-    committing = commit(page, position, total)
-    committing.catch(() => {})
-    await previous
+    await handedOver.add(commit(page, position, total))
   }
   try {
     for await (const record of finished.records(call)) {
@@ -45,10 +42,10 @@ export async function exportPass(
       if (chunk.length === pageSize) await flush()
     }
     if (chunk.length > 0) await flush()
-    await committing
+    await handedOver.committed()
   } finally {
     // A pass stopped by a failure leaves nothing of its own running.
-    await committing.catch(() => {})
+    await handedOver.settled()
   }
   return { position, ids, total }
 }

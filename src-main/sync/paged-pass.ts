@@ -1,5 +1,6 @@
 import type { Page, PageWindow } from '../api/index.ts'
 import { toId } from '../store/record-values.ts'
+import { HandedOverPages } from './handed-over-pages.ts'
 import type { PassPosition } from './kind-cursor.ts'
 
 /**
@@ -10,9 +11,9 @@ export const pageSize = 1000
 
 /**
  * Stores one page with the position it brings the pass to, in one transaction; resolves once it
- * is committed. A pass calls it for its next page before the last one is committed (at most two
- * in flight), so it must hand pages to the store in the order it is called and never commit a
- * page after one that failed (CacheWriter's `after`).
+ * is committed. A pass calls it for its next pages before the last one is committed (see
+ * HandedOverPages), so it must hand pages to the store in the order it is called and never commit
+ * a page after one that failed (CacheWriter's `after`).
  */
 export type CommitPage = (
   records: readonly unknown[],
@@ -61,8 +62,7 @@ export async function pagedPass(
   }
   let position = start
   let pending = request(position)
-  /** The page handed over last, maybe not committed yet. */
-  let committing: Promise<void> = Promise.resolve()
+  const handedOver = new HandedOverPages()
   try {
     for (;;) {
       const { requestOffset, page } = await pending
@@ -82,20 +82,17 @@ export async function pagedPass(
         records.length === 0 ||
         (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
       if (!finished) pending = request(reached)
-      const previous = committing
-      committing = commit(records, reached, total)
-      committing.catch(() => {})
-      await previous
+      await handedOver.add(commit(records, reached, total))
       position = reached
       if (ids) for (const record of records) pushId(ids, record)
       if (finished) {
-        await committing
+        await handedOver.committed()
         return { position, ids, total }
       }
     }
   } finally {
     // A pass stopped by a failure leaves nothing of its own running.
-    await committing.catch(() => {})
+    await handedOver.settled()
   }
 }
 

@@ -14,6 +14,15 @@ export function stopsConnectionSync(error: unknown, client: VaultClient): boolea
   return true
 }
 
+/**
+ * Stops a pull the person cancelled between kinds with the error a request cancelled halfway
+ * gives, so that callers meet one kind of cancel, not also the signal's bare AbortError.
+ */
+export function throwIfCancelled(signal: AbortSignal | undefined, operation: string): void {
+  if (!signal?.aborted) return
+  throw new ApiError({ kind: 'cancelled', operation, message: 'cancelled.', cause: signal.reason })
+}
+
 /** A 401 that is not about the token: the vault's API is off, or the role does not allow it. */
 export function isRefusal(error: unknown, client: VaultClient): boolean {
   return error instanceof ApiError && error.kind === 'authentication' && !client.needsNewToken

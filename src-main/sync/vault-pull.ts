@@ -20,7 +20,7 @@ import {
 } from './kind-plans.ts'
 import { pagedPass, type CommitPage, type PassOutcome } from './paged-pass.ts'
 import type { PullContext } from './pull-context.ts'
-import { isRefusal, messageOf, stopsConnectionSync } from './pull-errors.ts'
+import { isRefusal, messageOf, stopsConnectionSync, throwIfCancelled } from './pull-errors.ts'
 import { pullRunStatistics } from './run-statistics.ts'
 import type { ServerClock } from './server-clock.ts'
 
@@ -75,7 +75,7 @@ export async function pullVault(options: VaultPullOptions): Promise<VaultPullRes
   const result: VaultPullResult = { vaultId, unreachable: null, refused: [], failures: [] }
   const pull = new KindPull(options)
   for (const plan of kindPlans) {
-    context.call.signal?.throwIfAborted()
+    throwIfCancelled(context.call.signal, `pull of vault ${vaultId}`)
     try {
       const outcome = await pull.run(plan)
       if (outcome === 'refused') result.refused.push(plan.kind)
