@@ -1,8 +1,8 @@
 /**
  * Ingest of 100k molecules with their batches, from JSON pages in memory to committed rows:
  * records/s through the cache writer (the worker thread sync commits through: molecule and batch
- * rows, search documents, project links, cursor), pages handed over as sync hands them (the next
- * before the last is committed). Against two bare better-sqlite3 inserts on the main thread, in
+ * rows, search documents, project links, cursor), pages handed over as sync hands them (up to
+ * three wait while the next is made ready). Against two bare better-sqlite3 inserts on the main thread, in
  * blocks of ten pages taking turns with the store, so that all see the same machine load:
  * - the same rows: one (vault_id, id, JSON) row per molecule and one per batch, no indexes;
  * - one row per record: one (vault_id, id, JSON) row per molecule, its batches inside the JSON.
@@ -18,6 +18,7 @@ import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import Database from 'better-sqlite3'
 import { VaultCache } from '../src-main/store/vault-cache.ts'
+import { HandedOverPages } from '../src-main/sync/handed-over-pages.ts'
 import { chemblMoleculePages } from '../test/store/fixtures/chembl-molecules.ts'
 import { percentile, progress, report } from './report.ts'
 
@@ -71,19 +72,18 @@ try {
     milliseconds[key] += performance.now() - start
   }
 
-  /** The block through the writer, the next page handed over before the last is committed. */
+  /** The block through the writer, pages handed over as sync hands them (HandedOverPages). */
   async function storeBlock(block: Page[]): Promise<void> {
     const start = performance.now()
     eventLoopDelay.enable()
-    let committing: Promise<unknown> = Promise.resolve()
+    const handedOver = new HandedOverPages()
     for (const page of block) {
-      const next = cache.writer.applyPage('molecules', vaultId, page, {
+      const stored = cache.writer.applyPage('molecules', vaultId, page, {
         cursor: { modifiedAfter: page.at(-1)!.modified_at },
       })
-      await committing
-      committing = next
+      await handedOver.add(stored.then(() => {}))
     }
-    await committing
+    await handedOver.committed()
     eventLoopDelay.disable()
     milliseconds.store += performance.now() - start
   }
