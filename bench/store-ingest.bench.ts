@@ -17,10 +17,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import Database from 'better-sqlite3'
 import { VaultCache } from '../src-main/store/vault-cache.ts'
 import { HandedOverPages } from '../src-main/sync/handed-over-pages.ts'
 import { chemblMoleculePages } from '../test/store/fixtures/chembl-molecules.ts'
+import { bareDatabase } from './bare-database.ts'
 import { percentile, progress, report } from './report.ts'
 
 const moleculeCount = Number(process.env.BENCH_MOLECULES ?? 100_000)
@@ -29,18 +29,6 @@ const pagesPerBlock = 10
 const vaultId = 1
 
 type Page = Record<string, unknown>[]
-
-function bareDatabase(file: string, tables: string[]): Database.Database {
-  const db = new Database(file)
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
-  for (const table of tables) {
-    db.exec(
-      `CREATE TABLE ${table} (vault_id INTEGER, id INTEGER, json TEXT, PRIMARY KEY (vault_id, id))`,
-    )
-  }
-  return db
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-bench-ingest-'))
 try {

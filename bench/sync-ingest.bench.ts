@@ -21,11 +21,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import Database from 'better-sqlite3'
 import { LimiterRegistry, VaultClient } from '../src-main/api/index.ts'
 import { silentLogger } from '../src-main/shared/logger.ts'
 import { VaultCache } from '../src-main/store/vault-cache.ts'
 import { pullConnection } from '../src-main/sync/connection-pull.ts'
+import { bareDatabase } from './bare-database.ts'
 import { progress, report } from './report.ts'
 import { startBenchSim, type BenchSim } from './sync-sim.ts'
 
@@ -124,18 +124,6 @@ interface BareRates {
   sameRows: number
   /** One row per molecule record, its batches inside its JSON. */
   recordRows: number
-}
-
-function bareDatabase(file: string, tables: string[]): Database.Database {
-  const db = new Database(file)
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
-  for (const table of tables) {
-    db.exec(
-      `CREATE TABLE ${table} (vault_id INTEGER, id INTEGER, json TEXT, PRIMARY KEY (vault_id, id))`,
-    )
-  }
-  return db
 }
 
 /**
