@@ -126,6 +126,25 @@ describe('exports', () => {
     expect(downloads.requests[0]?.headers['x-svc-token']).toBeUndefined()
   })
 
+  it('gives each record the text it came as, unless reading it changed the record', async () => {
+    const texts = [
+      '{"id": 1, "name": "aspirin", "created_at": "2024-05-01T08:00:00Z", "extra": [1, {"a": "}"}]}',
+      '{"id":"2","name":"caffeine"}',
+      '{"id":3,"created_at":"2024-05-01T10:00:00+02:00"}',
+      '{"id":4,"name":"ünïcødé ✓"}',
+    ]
+    const { api } = await exportService(() => ({
+      statuses: ['finished'],
+      body: `[\n  ${texts.join(',\n  ')}\n]`,
+    }))
+    const finished = await clientFor(api).molecules.export(1, {})
+    const read = []
+    for await (const entry of finished.recordsWithText()) read.push(entry)
+    expect(read.map(({ text }) => text)).toEqual([texts[0], undefined, undefined, texts[3]])
+    for (const { record, text } of read) if (text) expect(JSON.parse(text)).toEqual(record)
+    expect(read[1]?.record).toEqual({ id: 2, name: 'caffeine' })
+  })
+
   it.each(['failed', 'error', 'canceled'])(
     'reports an export that ends with status %s instead of waiting for it',
     async (status) => {

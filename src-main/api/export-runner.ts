@@ -11,7 +11,7 @@ import {
   type ExportProgress,
   type ExportsApi,
 } from './resources/exports.ts'
-import { ShapeError, type Parser } from './shape.ts'
+import { replacedValues, ShapeError, type Parser } from './shape.ts'
 import type { CallOptions, Transport } from './transport.ts'
 
 export interface ExportPolling {
@@ -21,6 +21,15 @@ export interface ExportPolling {
 }
 
 export const defaultExportPolling: ExportPolling = { minIntervalMs: 5_000, maxIntervalMs: 10_000 }
+
+/**
+ * A record of an export and the JSON text the server sent for it, when the record is exactly what
+ * that text says (reading it coerced nothing): a cache may store the text as it is.
+ */
+export interface RecordWithText<T> {
+  record: T
+  text: string | undefined
+}
 
 export interface ExportOptions extends CallOptions {
   onProgress?: (progress: ExportProgress) => void
@@ -144,12 +153,23 @@ export class FinishedExport<T> {
 
   /** The records of a JSON export, parsed as they stream in. */
   async *records(options: CallOptions = {}): AsyncGenerator<T> {
+    for await (const { record } of this.recordsWithText(options)) yield record
+  }
+
+  /** The records of a JSON export as they stream in, each with its text where it is exact. */
+  async *recordsWithText(options: CallOptions = {}): AsyncGenerator<RecordWithText<T>> {
     const download = await this.#exports.download(this.vaultId, this.exportId, options)
     let index = 0
     try {
       // A batch per chunk: one step of the chunk generators per chunk, not per record.
-      for await (const batch of jsonArrayBatches(download.chunks)) {
-        for (const value of batch) yield this.#read(value, index++)
+      for await (const { records, texts } of jsonArrayBatches(download.chunks)) {
+        for (let at = 0; at < records.length; at++) {
+          const value = records[at]
+          const replaced = replacedValues()
+          const record = this.#read(value, index++)
+          const exact = record === value && replacedValues() === replaced
+          yield { record, text: exact ? texts[at] : undefined }
+        }
       }
     } catch (error) {
       if (error instanceof JsonStreamError) {

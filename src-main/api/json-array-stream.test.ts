@@ -11,6 +11,17 @@ function scanInPieces(document: string, pieceLength: number): unknown[] {
   return out
 }
 
+/** The text of each record, as the scanner found it. */
+function textsInPieces(document: string, pieceLength: number): string[] {
+  const scanner = new JsonArrayScanner()
+  const texts: string[] = []
+  for (let index = 0; index < document.length; index += pieceLength) {
+    texts.push(...scanner.take(document.slice(index, index + pieceLength)).texts)
+  }
+  texts.push(...scanner.finish().texts)
+  return texts
+}
+
 async function* bytesInPieces(bytes: Uint8Array, pieceLength: number) {
   for (let index = 0; index < bytes.length; index += pieceLength) {
     yield bytes.subarray(index, index + pieceLength)
@@ -89,11 +100,31 @@ describe('JsonArrayScanner', () => {
     }
   })
 
+  it('gives each record the text it came as, without the blanks and commas around it', () => {
+    let deep: unknown = { leaf: '} ] { [' }
+    for (let level = 0; level < 12; level++) deep = level % 2 ? { level, deep } : [level, deep]
+    const texts = [...trickyRecords, deep, { id: 9, list: [] }].map((record, index) =>
+      JSON.stringify(record, null, index % 2 === 0 ? undefined : 2),
+    )
+    const document = `{"count": 9, "objects": [\n ${texts.join(' ,\n\t')} \r\n], "offset": 0}`
+    for (const pieceLength of [1, 3, 64, document.length]) {
+      expect(textsInPieces(document, pieceLength)).toEqual(texts)
+    }
+  })
+
   it('hands out the records before a fault, then the fault', () => {
     const scanner = new JsonArrayScanner()
     const { records, fault } = scanner.take('[{"id":1}, {"id":2} {"id":3}]')
     expect(records).toEqual([{ id: 1 }, { id: 2 }])
     expect(fault?.message).toContain('expected "," or "]" after record 1, found "{"')
+  })
+
+  it('hands out the records and texts before a record that is not valid JSON', () => {
+    const scanner = new JsonArrayScanner()
+    const { records, texts, fault } = scanner.take('[{"id":1}, {"id" : 2},{"id":}]')
+    expect(records).toEqual([{ id: 1 }, { id: 2 }])
+    expect(texts).toEqual(['{"id":1}', '{"id" : 2}'])
+    expect(fault?.message).toContain('record 2 is not valid JSON')
   })
 
   it('reads records nested deeper than one match takes, among shallow ones', () => {

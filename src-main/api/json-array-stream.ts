@@ -3,13 +3,14 @@
  * that an export of any size never sits whole in memory. The document is either an array of
  * records or an object whose `objects` member is that array (other members are skipped).
  *
- * The scanner only finds where records end; JSON.parse, faster than any parser written in
- * JavaScript, then reads all the records a piece of text completes in one call. Finding the ends
- * is the scanner's whole cost, so it is left to native code as far as possible: one
- * regular-expression match runs over a series of complete records (up to `runRecords` of them,
- * each nested up to `runDepth` levels: every record of the service), and only the record cut off
- * at the end of a piece, or one nested deeper, is scanned bracket by bracket (one match per
- * bracket, strings skipped whole). Only the text of an unfinished record is kept between pieces.
+ * The scanner only finds where records begin and end; JSON.parse, faster than any parser written
+ * in JavaScript, then reads all the records a piece of text completes in one call. Each record
+ * comes with its text as the server wrote it, so that a record stored unchanged need not be
+ * serialized again. Finding the ends is the scanner's whole cost, so it is left to native code as
+ * far as possible: one regular-expression match takes a complete record (nested up to `runDepth`
+ * levels: every record of the service) and the comma after it, and only the record cut off at the
+ * end of a piece, or one nested deeper, is scanned bracket by bracket (one match per bracket,
+ * strings skipped whole). Only the text of an unfinished record is kept between pieces.
  */
 export class JsonStreamError extends Error {
   override name = 'JsonStreamError'
@@ -46,32 +47,31 @@ const nextBracket = new RegExp(
 const primitiveEnd = /[,\]}\s]/g
 const whitespace = /\S/g
 
-/** How deeply nested a record may be for the run expression to take it whole. */
-const runDepth = 8
-/**
- * The most records one match of the run expression takes: the engine's backtracking stack grows
- * with the length of a match and overflows somewhere past 20 MB, so a long piece of text is taken
- * in several matches.
- */
-const runRecords = 256
+/** How deeply nested a record may be for the record expression to take it whole. */
+const recordDepth = 8
 
 /**
- * From where it is set, 1 to `runRecords` complete records (objects or arrays nested at most
- * `runDepth` levels) separated by commas. Each level is written out in the unrolled form, which never
- * backtracks more than a few characters, so a record cut off by the end of the text costs one
- * scan of that record before the match settles on the records before it.
+ * From where it is set, one complete record (an object or array nested at most `recordDepth`
+ * levels), then the comma after it with the blanks (JSON's four) around, when a comma follows. Each level is
+ * written out in the unrolled form, which never backtracks more than a few characters, so a
+ * record cut off by the end of the text costs one scan of it before the match fails.
  */
-const recordRun = (() => {
+const recordThenComma = (() => {
   let value = String.raw`[{[]${plainSource}(?:${stringSource}${plainSource})*[}\]]`
-  for (let level = 1; level < runDepth; level++) {
+  for (let level = 1; level < recordDepth; level++) {
     value = String.raw`[{[]${plainSource}(?:(?:${stringSource}|${value})${plainSource})*[}\]]`
   }
-  return new RegExp(String.raw`${value}(?:\s*,\s*${value}){0,${runRecords - 1}}`, 'y')
+  return new RegExp(String.raw`${value}(?:[ \t\n\r]*,[ \t\n\r]*)?`, 'y')
 })()
 
-/** What one piece of text completed: its records, then the fault found after them if any. */
-export interface ScannedPiece {
+/** A batch of records, each with its JSON text as it came (`texts[i]` is `records[i]`'s). */
+export interface ScannedBatch {
   records: unknown[]
+  texts: string[]
+}
+
+/** What one piece of text completed: its records, then the fault found after them if any. */
+export interface ScannedPiece extends ScannedBatch {
   fault?: JsonStreamError
 }
 
@@ -84,22 +84,17 @@ export class JsonArrayScanner {
   /** Set while a value is being scanned bracket by bracket: where it starts, how deep the scan is. */
   #valueStart = -1
   #depth = 0
-  /** Where the records completed and not parsed yet begin (the first) and end (the last). */
-  #batchStart = -1
-  #batchEnd = -1
-  /**
-   * Set after a run of records: the run expression has just failed on the value that follows
-   * (cut off, nested too deep, or not an object), so that value is scanned bracket by bracket.
-   */
-  #afterRun = false
-  /** Set when the run expression overflowed in this piece of text (a huge record): not again. */
-  #runsOff = false
+  /** Where each record completed and not parsed yet begins and ends: pairs of positions. */
+  #bounds: number[] = []
+  /** Set when the record expression overflowed in this piece of text (a huge record): not again. */
+  #recordsOff = false
   #key: string | undefined
   #inEnvelope = false
   #foundArray = false
   #records = 0
-  /** Records parsed and not handed out yet. */
+  /** Records parsed and not handed out yet, and their texts. */
   #out: unknown[] = []
+  #outTexts: string[] = []
 
   /** Feeds the next piece of text; answers the records it completes and any fault after them. */
   take(text: string): ScannedPiece {
@@ -108,8 +103,7 @@ export class JsonArrayScanner {
     this.#text = this.#text.slice(keepFrom) + text
     this.#pos -= keepFrom
     if (this.#valueStart >= 0) this.#valueStart = 0
-    this.#afterRun = false
-    this.#runsOff = false
+    this.#recordsOff = false
     return this.#collect(() => this.#run(false))
   }
 
@@ -148,8 +142,10 @@ export class JsonArrayScanner {
       fault = error
     }
     const records = this.#out
+    const texts = this.#outTexts
     this.#out = []
-    return fault ? { records, fault } : { records }
+    this.#outTexts = []
+    return fault ? { records, texts, fault } : { records, texts }
   }
 
   #run(atEnd: boolean): void {
@@ -165,17 +161,9 @@ export class JsonArrayScanner {
             this.#state = Step.arrayFirst
             continue
           }
-          if (this.#state === Step.arrayValue && !this.#afterRun && !this.#runsOff) {
-            const end = this.#runEnd()
-            if (end >= 0) {
-              this.#completed(this.#pos, end)
-              this.#state = Step.arrayAfterValue
-              this.#pos = end
-              this.#afterRun = true
-              continue
-            }
+          if (this.#state === Step.arrayValue && !this.#recordsOff && this.#takeRecords()) {
+            continue
           }
-          this.#afterRun = false
           this.#valueStart = this.#pos
           this.#depth = 0
         }
@@ -193,7 +181,7 @@ export class JsonArrayScanner {
       }
       if (!this.#skipWhitespace()) return
       const char = text[this.#pos]
-      if (this.#batchStart >= 0 && this.#state !== Step.arrayAfterValue) this.#flush()
+      if (this.#bounds.length > 0 && this.#state !== Step.arrayAfterValue) this.#flush()
       switch (this.#state) {
         case Step.root:
           if (char === '[') {
@@ -271,24 +259,43 @@ export class JsonArrayScanner {
     return true
   }
 
-  /** Records [start, end) of #text are complete: they join the batch parsed at the next flush. */
+  /** The record [start, end) of #text is complete: it joins the batch parsed at the next flush. */
   #completed(start: number, end: number): void {
-    if (this.#batchStart < 0) this.#batchStart = start
-    this.#batchEnd = end
+    this.#bounds.push(start, end)
   }
 
-  /** The end of the run of complete records that starts at #pos, or -1 if there is none. */
-  #runEnd(): number {
-    const first = this.#text.charCodeAt(this.#pos)
-    if (first !== 0x7b && first !== 0x5b) return -1
-    recordRun.lastIndex = this.#pos
-    try {
-      return recordRun.test(this.#text) ? recordRun.lastIndex : -1
-    } catch {
-      // The engine's backtracking stack ran out (a record of many megabytes): the rest of this
-      // piece goes bracket by bracket, rather than failing the same way at every record.
-      this.#runsOff = true
-      return -1
+  /**
+   * Takes the complete records from #pos on, one match each, with the commas between them;
+   * answers whether it took any. It stops at a record cut off by the end of the text, nested too
+   * deep or not an object (left to be scanned bracket by bracket), or at the end of the array.
+   */
+  #takeRecords(): boolean {
+    const text = this.#text
+    let took = false
+    for (;;) {
+      const start = this.#pos
+      const first = text.charCodeAt(start)
+      if (first !== 0x7b && first !== 0x5b) return took
+      recordThenComma.lastIndex = start
+      try {
+        if (!recordThenComma.test(text)) return took
+      } catch {
+        // The engine's backtracking stack ran out (a record of many megabytes): the rest of this
+        // piece goes bracket by bracket, rather than failing the same way at every record.
+        this.#recordsOff = true
+        return took
+      }
+      const next = recordThenComma.lastIndex
+      // The record ends at its closing bracket, before the comma and blanks taken after it.
+      let end = next
+      while (isBlankOrComma(text.charCodeAt(end - 1))) end--
+      this.#completed(start, end)
+      took = true
+      this.#pos = next
+      if (next === end) {
+        this.#state = Step.arrayAfterValue
+        return true
+      }
     }
   }
 
@@ -328,30 +335,35 @@ export class JsonArrayScanner {
 
   /** Parses the records completed so far in one go. */
   #flush(): void {
-    const start = this.#batchStart
-    if (start < 0) return
-    const end = this.#batchEnd
-    this.#batchStart = -1
-    this.#batchEnd = -1
+    const bounds = this.#bounds
+    if (bounds.length === 0) return
+    this.#bounds = []
+    const text = this.#text
     let records: unknown[]
     try {
-      records = JSON.parse(`[${this.#text.slice(start, end)}]`) as unknown[]
+      records = JSON.parse(`[${text.slice(bounds[0], bounds.at(-1))}]`) as unknown[]
     } catch {
-      this.#flushOneByOne(start, end)
+      this.#flushOneByOne(bounds)
       return
     }
     this.#records += records.length
-    if (this.#out.length === 0) this.#out = records
-    else for (const record of records) this.#out.push(record)
+    const out = this.#out
+    const texts = this.#outTexts
+    for (let index = 0; index < records.length; index++) {
+      out.push(records[index])
+      texts.push(text.slice(bounds[2 * index], bounds[2 * index + 1]))
+    }
   }
 
   /** Parses the records of a batch that failed one by one, to name the record at fault. */
-  #flushOneByOne(start: number, end: number): void {
+  #flushOneByOne(bounds: readonly number[]): void {
     const text = this.#text
-    for (const [from, to] of splitValues(text, start, end)) {
+    for (let index = 0; index < bounds.length; index += 2) {
+      const from = bounds[index]!
+      const recordText = text.slice(from, bounds[index + 1])
       let record: unknown
       try {
-        record = JSON.parse(text.slice(from, to))
+        record = JSON.parse(recordText)
       } catch (error) {
         throw this.#error(
           `record ${this.#records} is not valid JSON (${(error as Error).message})`,
@@ -360,6 +372,7 @@ export class JsonArrayScanner {
       }
       this.#records++
       this.#out.push(record)
+      this.#outTexts.push(recordText)
     }
   }
 
@@ -373,45 +386,9 @@ function* handOut({ records, fault }: ScannedPiece): Generator<unknown> {
   if (fault) throw fault
 }
 
-/**
- * The values of `text` from `start` to `end`: complete values separated by commas, as the scanner
- * found them. Only for naming the record at fault, so one bracket at a time.
- */
-function splitValues(text: string, start: number, end: number): [number, number][] {
-  const values: [number, number][] = []
-  let at = start
-  while (at < end) {
-    const first = text[at]
-    let to: number
-    if (first === '{' || first === '[') {
-      let depth = 0
-      nextBracket.lastIndex = at
-      for (;;) {
-        const token = (nextBracket.exec(text) as RegExpExecArray)[1]
-        if (token === '{' || token === '[') depth++
-        else if (token === '}' || token === ']') {
-          if (--depth === 0) break
-        } else break
-      }
-      to = Math.min(nextBracket.lastIndex, end)
-    } else if (first === '"') {
-      structural.lastIndex = at
-      to = Math.min(at + (structural.exec(text) as RegExpExecArray)[0].length, end)
-    } else {
-      primitiveEnd.lastIndex = at
-      to = Math.min(primitiveEnd.exec(text)?.index ?? end, end)
-    }
-    values.push([at, to])
-    // Past the comma (and any blanks) to the next value.
-    whitespace.lastIndex = to
-    const comma = whitespace.exec(text)
-    if (!comma || comma.index >= end) break
-    whitespace.lastIndex = comma.index + 1
-    const next = whitespace.exec(text)
-    if (!next) break
-    at = next.index
-  }
-  return values
+/** Whether a character code is a blank or a comma (what separates records). */
+function isBlankOrComma(code: number): boolean {
+  return code === 0x2c || code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09
 }
 
 function quote(char: string | undefined): string {
@@ -490,17 +467,17 @@ class Utf8Chunks {
  */
 export async function* jsonArrayBatches(
   chunks: AsyncIterable<Uint8Array>,
-): AsyncGenerator<unknown[]> {
+): AsyncGenerator<ScannedBatch> {
   const text = new Utf8Chunks()
   const scanner = new JsonArrayScanner()
   for await (const chunk of chunks) {
-    const { records, fault } = scanner.take(text.decode(chunk))
-    if (records.length > 0) yield records
+    const { fault, ...batch } = scanner.take(text.decode(chunk))
+    if (batch.records.length > 0) yield batch
     if (fault) throw fault
   }
   text.end()
-  const { records, fault } = scanner.finish()
-  if (records.length > 0) yield records
+  const { fault, ...batch } = scanner.finish()
+  if (batch.records.length > 0) yield batch
   if (fault) throw fault
 }
 
@@ -508,5 +485,5 @@ export async function* jsonArrayBatches(
 export async function* jsonArrayRecords(
   chunks: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<unknown> {
-  for await (const batch of jsonArrayBatches(chunks)) yield* batch
+  for await (const batch of jsonArrayBatches(chunks)) yield* batch.records
 }

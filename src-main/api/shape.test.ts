@@ -13,6 +13,7 @@ import {
   object,
   optional,
   readAnswer,
+  replacedValues,
   string,
   timestamp,
 } from './shape.ts'
@@ -166,6 +167,21 @@ describe('records in the client form and records to fix', () => {
     })
     // Reading the fixed record again changes nothing.
     expect(molecule(structuredClone(read))).toEqual(read)
+  })
+
+  it('counts the values it replaces, so that a record read unchanged is known to be', () => {
+    const before = replacedValues()
+    molecule(canonical())
+    expect(replacedValues()).toBe(before)
+    // One value replaced at each depth: a member, an array item, a map value, a nested member.
+    molecule({ ...canonical(), id: '7' })
+    expect(replacedValues()).toBe(before + 1)
+    molecule({ ...canonical(), synonyms: [12] })
+    expect(replacedValues()).toBe(before + 2)
+    readAnswer('things.get', record, { id: 1, fields: { count: '3' } })
+    expect(replacedValues()).toBe(before + 3)
+    molecule({ ...canonical(), batches: [{ id: 70, created_at: '2024-05-01 10:00:00' }] })
+    expect(replacedValues()).toBe(before + 4)
   })
 
   it('names a fault deep in a record that starts in the client form', () => {

@@ -37,6 +37,17 @@ type Check = (typeof Check)[keyof typeof Check]
 
 const checks = new WeakMap<Parser<unknown>, Check>()
 
+/**
+ * How many values the readers of containers have replaced with what a reader gave back, ever. A
+ * caller that finds it unchanged after reading a record knows the record is still exactly what
+ * its JSON text says (so that text may be stored instead of serializing the record again).
+ */
+const tally = { replaced: 0 }
+
+export function replacedValues(): number {
+  return tally.replaced
+}
+
 function checkOf(parse: Parser<unknown>): Check {
   return checks.get(parse) ?? Check.none
 }
@@ -199,7 +210,10 @@ function readMember(
   const raw = container[key]
   try {
     const parsed = parse(raw)
-    if (parsed !== raw) container[key] = parsed
+    if (parsed !== raw) {
+      container[key] = parsed
+      tally.replaced++
+    }
   } catch (error) {
     if (error instanceof ShapeError) error.path.unshift(key)
     throw error
@@ -216,7 +230,10 @@ export function arrayOf<T>(item: Parser<T>): Parser<T[]> {
         const raw: unknown = value[index]
         if (passes(check, raw)) continue
         const parsed = item(raw)
-        if (parsed !== raw) value[index] = parsed
+        if (parsed !== raw) {
+          value[index] = parsed
+          tally.replaced++
+        }
       }
     } catch (error) {
       if (error instanceof ShapeError) error.path.unshift(index)
@@ -326,23 +343,26 @@ function compileMembers(
         ? 'if (v !== undefined && v !== null) {'
         : 'if (v === undefined || v === null) return false; {',
     )
-    if (passing !== undefined) lines.push(`if (!(${passing})) o[${name}] = parsers[${slot}](v)`)
-    else lines.push(`r = parsers[${slot}](v)`, `if (r !== v) o[${name}] = r`)
-    lines.push('}')
+    if (passing !== undefined) lines.push(`if (!(${passing})) {`)
+    lines.push(`r = parsers[${slot}](v)`, `if (r !== v) { o[${name}] = r; tally.replaced++ }`)
+    lines.push(passing !== undefined ? '}}' : '}')
   }
   lines.push('} catch { return false }', 'return true')
   try {
     const make = new Function(
       'parsers',
       'isCanonicalTimestamp',
+      'tally',
       `'use strict'\nreturn (o) => {\n${lines.join('\n')}\n}`,
     ) as (
       parsers: Parser<unknown>[],
       canonical: (text: string) => boolean,
+      counts: typeof tally,
     ) => (target: Record<string, unknown>) => boolean
     return make(
       members.map((member) => member.parse),
       isCanonicalTimestamp,
+      tally,
     )
   } catch {
     return undefined

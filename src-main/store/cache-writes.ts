@@ -25,6 +25,12 @@ export interface ApplyPageOptions {
    * may give less than the single-record answer did (runs are listed without plate statistics).
    */
   keep?: readonly string[]
+  /**
+   * The JSON text of each record as the server sent it (`texts[i]` is `records[i]`'s), where the
+   * record is exactly what its text says; undefined elsewhere. Such a text is stored as it is,
+   * which spares serializing the record again.
+   */
+  texts?: readonly (string | undefined)[]
 }
 
 export interface AppliedPage {
@@ -63,7 +69,8 @@ export class CacheWrites {
     options: ApplyPageOptions = {},
   ): AppliedPage {
     const builder = pageBuilder(kindName, vaultId, options)
-    for (const record of records) builder.add(record)
+    const { texts } = options
+    records.forEach((record, index) => builder.add(record, texts?.[index]))
     return this.applyPrepared(builder.finish(), options)
   }
 

@@ -131,15 +131,10 @@ export class PageBuilder {
     const rows = this.#rows
     let nested = this.#nested
     let nestedRejected = this.#nestedRejected
-    if (nested) {
-      const lastRow = new Map<number, number>()
-      rows.ids.forEach((id, row) => lastRow.set(id, row))
-      if (lastRow.size < rows.ids.length) {
-        // A molecule listed twice: the batches of its earlier occurrences go.
-        const isLast = (row: number) => lastRow.get(rows.ids[row]!) === row
-        nested = keepRows(nested, isLast)
-        nestedRejected = nestedRejected.filter(({ row }) => isLast(row))
-      }
+    const isLast = lastOccurrences(rows)
+    if (nested && isLast) {
+      nested = keepRows(nested, isLast)
+      nestedRejected = nestedRejected.filter(({ row }) => isLast(row))
     }
     const rejected = [
       ...this.#rejected,
@@ -147,6 +142,62 @@ export class PageBuilder {
     ]
     return { kind: this.#kind.name, vaultId: this.#vaultId, rows, nested, rejected }
   }
+}
+
+/**
+ * The parts of one page, made ready one after the other (PageBuilder's `firstIndex`), as the page
+ * they make: so that the writer stores a page with one statement per many rows however small the
+ * parts it crossed in. A record in two parts is stored as its later occurrence says.
+ */
+export function joinParts(parts: readonly PreparedPage[]): PreparedPage {
+  const [first] = parts
+  if (!first || parts.length === 1) return first!
+  const rows = emptyRowsLike(first.rows)
+  let nested = first.nested ? { ...emptyRowsLike(first.nested), owners: [] as number[] } : null
+  for (const part of parts) {
+    if (nested && part.nested) {
+      const offset = rows.ids.length
+      for (const owner of part.nested.owners) nested.owners.push(owner + offset)
+      appendRows(nested, part.nested)
+    }
+    appendRows(rows, part.rows)
+  }
+  const isLast = lastOccurrences(rows)
+  if (nested && isLast) nested = keepRows(nested, isLast)
+  const rejected = parts.flatMap((part) => part.rejected)
+  return { kind: first.kind, vaultId: first.vaultId, rows, nested, rejected }
+}
+
+/** Whether a row is its record's last occurrence; null when every record occurs once. */
+function lastOccurrences(rows: PreparedRows): ((row: number) => boolean) | null {
+  const lastRow = new Map<number, number>()
+  rows.ids.forEach((id, row) => lastRow.set(id, row))
+  if (lastRow.size === rows.ids.length) return null
+  return (row) => lastRow.get(rows.ids[row]!) === row
+}
+
+function emptyRowsLike(rows: PreparedRows): PreparedRows {
+  return {
+    width: rows.width,
+    ids: [],
+    values: [],
+    search: rows.search ? [] : null,
+    projectStarts: rows.projectStarts ? [0] : null,
+    projects: [],
+  }
+}
+
+function appendRows(target: PreparedRows, source: PreparedRows): void {
+  for (const id of source.ids) target.ids.push(id)
+  for (const value of source.values) target.values.push(value)
+  if (target.search && source.search) for (const text of source.search) target.search.push(text)
+  if (target.projectStarts && source.projectStarts) {
+    const offset = target.projects.length
+    for (let row = 1; row < source.projectStarts.length; row++) {
+      target.projectStarts.push(source.projectStarts[row]! + offset)
+    }
+  }
+  for (const project of source.projects) target.projects.push(project)
 }
 
 /** The nested rows whose owner passes the test, in order. */

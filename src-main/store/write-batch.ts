@@ -6,7 +6,7 @@ import {
   type AppliedPage,
   type CacheWrites,
 } from './cache-writes.ts'
-import type { PreparedPage } from './record-rows.ts'
+import { joinParts, type PreparedPage } from './record-rows.ts'
 
 /**
  * One write of a batch, as plain data that crosses to the cache writer's worker. Pages travel
@@ -14,8 +14,9 @@ import type { PreparedPage } from './record-rows.ts'
  * their JSON text, column values, search columns and project links in flat arrays. Cloning those
  * costs less than parsing the JSON again would, and the worker neither parses JSON nor reads
  * records: it only writes. A page crosses in parts of a hundred records or so (each its own
- * message, so that no clone holds the sender long), written one after the other in the batch's
- * transaction; `continues` marks every part but the last, which alone saves the cursor.
+ * message, so that no clone holds the sender long), joined again into the page they make and
+ * written in the batch's transaction; `continues` marks every part but the last, which alone
+ * carries the cursor.
  */
 export type CacheWrite =
   | {
@@ -74,6 +75,12 @@ export class WriteBatch {
   ): this {
     if (!Array.isArray(records)) {
       throw new AppError('validation', `A page of ${kind} must be an array of records.`)
+    }
+    if (options.texts && options.texts.length !== records.length) {
+      throw new AppError(
+        'validation',
+        `A page of ${kind} has ${records.length} records but ${options.texts.length} texts.`,
+      )
     }
     this.writes.push({ type: 'page', kind, vaultId, records, options })
     return this
@@ -148,13 +155,13 @@ async function* pageParts(
   write: Extract<BatchWrite, { type: 'page' }>,
 ): AsyncGenerator<CacheWrite[]> {
   const { kind, vaultId, records, options } = write
-  const { parentId: _parentId, ...rest } = options
+  const { parentId: _parentId, texts, ...rest } = options
   const { cursor: _cursor, ...withoutCursor } = rest
   for (let start = 0; ; start += recordsPerPart) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve))
     const end = Math.min(records.length, start + recordsPerPart)
     const builder = pageBuilder(kind, vaultId, options, start)
-    for (let index = start; index < end; index++) builder.add(records[index])
+    for (let index = start; index < end; index++) builder.add(records[index], texts?.[index])
     const page = builder.finish()
     if (end >= records.length) {
       yield [{ type: 'page', page, options: rest }]
@@ -166,29 +173,23 @@ async function* pageParts(
 
 /**
  * Runs a batch's writes in order (the caller holds the transaction); answers one result per
- * write as the batch held it (the parts of a page answer together).
+ * write as the batch held it. The parts of a page are written as the one page they make.
  */
 export function runWrites(cache: CacheWrites, writes: readonly CacheWrite[]): CacheWriteResult[] {
   const results: CacheWriteResult[] = []
-  /** The parts of a page written so far, answered together with its last. */
-  let earlier: AppliedPage | undefined
+  /** The parts of a page that came so far, written with its last. */
+  let parts: PreparedPage[] = []
   for (const write of writes) {
     if (write.type !== 'page') {
       results.push(runWrite(cache, write))
       continue
     }
-    const applied: AppliedPage = cache.applyPrepared(write.page, write.options)
-    const sum: AppliedPage = earlier
-      ? {
-          ...applied,
-          stored: earlier.stored + applied.stored,
-          rejected: [...earlier.rejected, ...applied.rejected],
-        }
-      : applied
-    earlier = write.continues ? sum : undefined
-    if (!write.continues) results.push(sum)
+    parts.push(write.page)
+    if (write.continues) continue
+    results.push(cache.applyPrepared(joinParts(parts), write.options))
+    parts = []
   }
-  if (earlier) throw new AppError('internal', 'The last part of a page never came.')
+  if (parts.length > 0) throw new AppError('internal', 'The last part of a page never came.')
   return results
 }
 

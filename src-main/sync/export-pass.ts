@@ -21,24 +21,28 @@ export async function exportPass(
   let position: PassPosition = { ...start, offset: 0, lastId: null }
   let ordered = true
   let chunk: unknown[] = []
+  let texts: (string | undefined)[] = []
   // The stream goes on while pages commit; each commits only after the one before it did.
   const handedOver = new HandedOverPages()
   const flush = async () => {
     const page = chunk
+    const pageTexts = texts
     chunk = []
+    texts = []
     position = {
       ...position,
       offset: position.offset + page.length,
       lastId: ordered ? idOf(page.at(-1)) : null,
     }
-    await handedOver.add(commit(page, position, total))
+    await handedOver.add(commit(page, position, total, pageTexts))
   }
   try {
-    for await (const record of finished.records(call)) {
+    for await (const { record, text } of finished.recordsWithText(call)) {
       const id = idOf(record)
       if (ordered && id !== null && ids.length > 0 && id <= ids.at(-1)!) ordered = false
       pushId(ids, record)
       chunk.push(record)
+      texts.push(text)
       if (chunk.length === pageSize) await flush()
     }
     if (chunk.length > 0) await flush()

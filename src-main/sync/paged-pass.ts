@@ -19,6 +19,8 @@ export type CommitPage = (
   records: readonly unknown[],
   position: PassPosition,
   total: number | null,
+  /** The server's JSON text of each record, where exact (see ApplyPageOptions.texts). */
+  texts?: readonly (string | undefined)[],
 ) => Promise<void>
 
 export interface PassOutcome {

@@ -275,13 +275,17 @@ class KindPull {
   #committer(kind: RecordKindName, cursor: KindCursor, keep?: readonly string[]): CommitPage {
     const { cache, context, observer } = this.#options
     let last: Promise<AppliedPage> | undefined
-    return async (records, position, total) => {
+    return async (records, position, total, texts) => {
       const pass = { ...position, startedAt: position.startedAt ?? (await this.#serverStart()) }
       const stored = cache.writer.applyPage(
         kind,
         context.vaultId,
         records,
-        { cursor: { ...cursor, pass } satisfies KindCursor, ...(keep ? { keep } : {}) },
+        {
+          cursor: { ...cursor, pass } satisfies KindCursor,
+          ...(keep ? { keep } : {}),
+          ...(texts ? { texts } : {}),
+        },
         last ? { after: last } : {},
       )
       last = stored

@@ -11,8 +11,10 @@ describe('the cache writer: sync commits pages in a worker thread', () => {
   let cache: VaultCache | undefined
   afterEach(() => cache?.close())
 
+  let cacheFile = ''
   function openCache(): VaultCache {
-    cache = VaultCache.open(path.join(temporaryDirectory(), 'cache.db')).cache
+    cacheFile = path.join(temporaryDirectory(), 'cache.db')
+    cache = VaultCache.open(cacheFile).cache
     return cache
   }
 
@@ -74,6 +76,28 @@ describe('the cache writer: sync commits pages in a worker thread', () => {
     expect(store.get('molecules', 1, 5)?.name).toBe('Renamed')
     const ofFive = store.list('batches', 1, { filters: { molecule_id: 5 } }).records
     expect(ofFive).toEqual(batches.slice(0, 1))
+  })
+
+  it('stores the text the server sent for a record as it is, in every part of a page', async () => {
+    const store = openCache()
+    const records = moleculeRecords(150)
+    // Pretty-printed, so that a text stored as given differs from a record serialized again.
+    const texts = records.map((record, index) =>
+      index % 2 === 0 ? JSON.stringify(record, null, 1) : undefined,
+    )
+    await store.writer.applyPage('molecules', 1, records, { texts })
+    const db = new Database(cacheFile)
+    const stored = db.prepare<[], string>('SELECT json FROM molecules ORDER BY id').pluck().all()
+    db.close()
+    expect(stored).toEqual(records.map((record, index) => texts[index] ?? JSON.stringify(record)))
+    // A batch is read from its molecule's text.
+    const [first] = records
+    expect(store.list('batches', 1, { filters: { molecule_id: 1 } }).records).toEqual(
+      first!.batches,
+    )
+    expect(() =>
+      store.writer.applyPage('molecules', 1, records, { texts: texts.slice(1) }),
+    ).toThrow('A page of molecules has 150 records but 149 texts.')
   })
 
   it('stores records as sent and names those it cannot read', async () => {

@@ -155,6 +155,24 @@ describe('a pull stopped between pages resumes from the last committed page', ()
   })
 })
 
+describe('a first sync by export', () => {
+  it("hands the store each record's text as the server sent it, beside its record", async () => {
+    const applyPage = cache.writer.applyPage.bind(cache.writer)
+    const pages: { records: readonly unknown[]; texts: readonly (string | undefined)[] }[] = []
+    cache.writer.applyPage = (kind, vaultId, records, options = {}, commitOptions = {}) => {
+      if (kind === 'molecules') pages.push({ records, texts: options.texts ?? [] })
+      return applyPage(kind, vaultId, records, options, commitOptions)
+    }
+    await pull(client, cache, { vaultIds: [main], exportThreshold: 1000 })
+    const stored = pages.reduce((sum, { records }) => sum + records.length, 0)
+    expect(stored).toBe((await serverMoleculeIds()).length)
+    for (const { records, texts } of pages) {
+      expect(texts).toHaveLength(records.length)
+      records.forEach((record, index) => expect(JSON.parse(texts[index]!)).toEqual(record))
+    }
+  })
+})
+
 /** Deletes the molecules with the lowest ids, behind the API (which cannot delete molecules). */
 function deleteMolecules(sim: VaultSim, vaultId: number, count: number): number[] {
   const db = sim.core.db
