@@ -205,6 +205,17 @@ export class RecordQueries {
   }
 
   /** How many records of each kind the cache holds, by vault (vaults themselves under 0). */
+  /** Whether any record of the kind is cached for the vault. */
+  holds(kindName: string, vaultId: number): boolean {
+    const { table } = recordKind(kindName)
+    return (
+      this.#db
+        .prepare(`SELECT EXISTS (SELECT 1 FROM ${table} WHERE vault_id = ?)`)
+        .pluck()
+        .get(vaultId) === 1
+    )
+  }
+
   counts(): Record<number, Partial<Record<RecordKindName, number>>> {
     const counts: Record<number, Partial<Record<RecordKindName, number>>> = {}
     for (const name of recordKindNames) {

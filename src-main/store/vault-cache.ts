@@ -132,6 +132,11 @@ export class VaultCache {
     return this.#queries.ids(kindName, vaultIdOf(vaultId), options)
   }
 
+  /** Whether any record of the kind is cached for the vault. */
+  holds(kindName: string, vaultId: number | string): boolean {
+    return this.#queries.holds(kindName, vaultIdOf(vaultId))
+  }
+
   /** The structure index of one vault's molecules (fingerprints, properties, depictions). */
   structureIndex(vaultId: number): StructureIndexRepository {
     return new StructureIndexRepository(this.#db, vaultId)

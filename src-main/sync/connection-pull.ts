@@ -54,6 +54,8 @@ export async function pullConnection(
     all: options.refreshAll ?? false,
   }
   const clock = new ServerClock(client, log)
+  // It loads while the first requests are out.
+  cache.writer.warmUp()
   try {
     const vaults = await vaultList(options, refresh)
     const wanted = options.vaultIds ? new Set(options.vaultIds) : null

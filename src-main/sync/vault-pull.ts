@@ -205,6 +205,10 @@ class KindPull {
     const { cache, context } = this.#options
     const due = this.#refreshDue(cursor)
     const start = cursor.pass ?? newPass(due && !plan.ids ? null : cursor.since)
+    // A whole pass into nothing cached: every record cached at its end came from it (or from the
+    // server since, by the main thread), so there is nothing to prune.
+    const fromNothing =
+      start.since === null && start.offset === 0 && !cache.holds(plan.kind, context.vaultId)
     const commit = this.#committer(plan.kind, cursor)
     let outcome: PassOutcome | undefined
     if (start.since === null && start.offset === 0 && plan.exportAll) {
@@ -215,7 +219,7 @@ class KindPull {
     if (start.since === null) ids = outcome.ids
     else if (due && plan.ids) ids = await plan.ids(context)
     const batch = new WriteBatch()
-    if (ids) batch.retainOnly(plan.kind, context.vaultId, ids)
+    if (ids && !fromNothing) batch.retainOnly(plan.kind, context.vaultId, ids)
     const checkedAt = ids ? new Date().toISOString() : cursor.checkedAt
     const completed = completedCursor(start.startedAt ?? (await this.#serverStart()), checkedAt)
     batch.saveCursor(plan.kind, context.vaultId, completed)

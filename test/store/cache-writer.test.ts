@@ -186,6 +186,15 @@ describe('the cache writer: sync commits pages in a worker thread', () => {
     expect(store.list('molecules', 1, { text: 'VD-00003' }).total).toBe(100)
   })
 
+  it('starts its worker ahead of the batches about to come', async () => {
+    const store = openCache()
+    expect(store.writer.running).toBe(false)
+    store.writer.warmUp()
+    expect(store.writer.running).toBe(true)
+    await store.writer.applyPage('molecules', 1, moleculeRecords(2))
+    expect(store.counts()[1]?.molecules).toBe(2)
+  })
+
   it('stops its worker a while after it settled, and starts it again for the next batch', async () => {
     const store = openCache()
     await store.writer.applyPage('molecules', 1, moleculeRecords(2))

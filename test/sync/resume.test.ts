@@ -171,6 +171,22 @@ describe('a first sync by export', () => {
       records.forEach((record, index) => expect(JSON.parse(texts[index]!)).toEqual(record))
     }
   })
+
+  it('prunes nothing after a pass into an empty cache, and what is gone once it holds records', async () => {
+    const commit = cache.writer.commit.bind(cache.writer)
+    const pruned: string[] = []
+    cache.writer.commit = (batch, options) => {
+      for (const write of batch.writes) if (write.type === 'retain') pruned.push(write.kind)
+      return commit(batch, options)
+    }
+    await pull(client, cache, { vaultIds: [main], exportThreshold: 1000 })
+    expect(pruned).not.toContain('molecules')
+    const [gone] = deleteMolecules(sim, main, 1)
+    await pull(client, cache, { vaultIds: [main], exportThreshold: 1000, refreshAll: true })
+    expect(pruned).toContain('molecules')
+    expect(cachedIds(cache, 'molecules', main)).toEqual(await serverMoleculeIds())
+    expect(cachedIds(cache, 'molecules', main)).not.toContain(gone)
+  })
 })
 
 /** Deletes the molecules with the lowest ids, behind the API (which cannot delete molecules). */
