@@ -2,7 +2,7 @@
  * Ingest of 100k molecules with their batches, from JSON pages in memory to committed rows:
  * records/s through the cache writer (the worker thread sync commits through: molecule and batch
  * rows, search documents, project links, cursor), pages handed over as sync hands them (up to
- * three wait while the next is made ready). Against two bare better-sqlite3 inserts on the main
+ * six wait while the next is made ready). Against two bare better-sqlite3 inserts on the main
  * thread, in blocks of ten pages taking turns with the store, so that all see the same machine
  * load:
  * - the same rows: one (vault_id, id, JSON) row per molecule and one per batch, no indexes;

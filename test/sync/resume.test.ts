@@ -10,7 +10,7 @@ import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
 import { cachedIds, clientOf, pull, temporaryCache } from './support.ts'
 
 // Enough that a pass cancelled after 2,000 is unfinished with every page handed over committed.
-const moleculeCount = 8000
+const moleculeCount = 2000 + (HandedOverPages.pagesAhead + 2) * pageSize
 let sim: VaultSim
 let main: number
 let client: VaultClient
