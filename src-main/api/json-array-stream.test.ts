@@ -199,4 +199,29 @@ describe('jsonArrayRecords', () => {
     releaseRest()
     expect(await collect(records)).toEqual([{ id: 2 }])
   })
+
+  it('lets the event loop turn while it reads a download that is buffered ahead', async () => {
+    // Every chunk is there already: without turns, nothing else would run until the end.
+    async function* buffered() {
+      for (let id = 0; id < 200; id++)
+        yield new TextEncoder().encode(`${id ? ',' : '['}{"id":${id}}`)
+      yield new TextEncoder().encode(']')
+    }
+    let turns = 0
+    const ticking = setInterval(() => turns++, 0)
+    let read = 0
+    try {
+      for await (const record of jsonArrayRecords(buffered())) {
+        read++
+        // A reader that takes a while with each record, as storing a page does.
+        const until = performance.now() + 0.5
+        while (performance.now() < until) void record
+      }
+    } finally {
+      clearInterval(ticking)
+    }
+    expect(read).toBe(200)
+    // 100 ms of work at most 4 ms at a time: the timer ran every few records.
+    expect(turns).toBeGreaterThan(10)
+  })
 })

@@ -462,6 +462,13 @@ class Utf8Chunks {
 }
 
 /**
+ * How long reading a download (and what the reader does with each batch) may hold the thread
+ * before it lets the event loop turn: a download read faster than it is stored arrives buffered,
+ * and its chunks were read back to back for tens of milliseconds.
+ */
+const workPerTurnMs = 4
+
+/**
  * Decodes UTF-8 chunks and yields the records of the document a batch at a time, as chunks
  * complete them; a fault is thrown after the records before it.
  */
@@ -470,10 +477,16 @@ export async function* jsonArrayBatches(
 ): AsyncGenerator<ScannedBatch> {
   const text = new Utf8Chunks()
   const scanner = new JsonArrayScanner()
+  let turnStarted = performance.now()
   for await (const chunk of chunks) {
     const { fault, ...batch } = scanner.take(text.decode(chunk))
     if (batch.records.length > 0) yield batch
     if (fault) throw fault
+    // Chunks the stream holds already come without a turn of the event loop in between.
+    if (performance.now() - turnStarted > workPerTurnMs) {
+      await new Promise((resolve) => setImmediate(resolve))
+      turnStarted = performance.now()
+    }
   }
   text.end()
   const { fault, ...batch } = scanner.finish()
