@@ -7,7 +7,9 @@ import { idOf, pageSize, pushId, type CommitPage, type PassOutcome } from './pag
  * Reads a finished export (the whole kind at one moment) as it streams in, committing it a page
  * at a time with the position reached. Records come in id order, as pages do, so a pass stopped
  * here resumes with pages from the last committed record; should the export not be in id order,
- * the position keeps only its offset.
+ * the position keeps only its offset. A pass that read pages while the server made the export
+ * (`before`) goes on from where they stopped: the export's records up to the last id they read
+ * are skipped.
  */
 export async function exportPass(
   finished: FinishedExport<unknown>,
@@ -16,9 +18,11 @@ export async function exportPass(
   call: CallOptions,
   /** How many records the export should hold, as the listing counted them. */
   total: number | null,
+  before?: PassOutcome,
 ): Promise<PassOutcome> {
-  const ids: number[] = []
-  let position: PassPosition = { ...start, offset: 0, lastId: null }
+  const ids: number[] = before?.ids ? [...before.ids] : []
+  let position: PassPosition = before?.position ?? { ...start, offset: 0, lastId: null }
+  const readThrough = before?.position.lastId ?? null
   let ordered = true
   let chunk: unknown[] = []
   let texts: (string | undefined)[] = []
@@ -39,6 +43,7 @@ export async function exportPass(
   try {
     for await (const { record, text } of finished.recordsWithText(call)) {
       const id = idOf(record)
+      if (readThrough !== null && id !== null && id <= readThrough) continue
       if (ordered && id !== null && ids.length > 0 && id <= ids.at(-1)!) ordered = false
       pushId(ids, record)
       chunk.push(record)

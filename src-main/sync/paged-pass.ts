@@ -29,6 +29,8 @@ export interface PassOutcome {
   ids: number[] | null
   /** The server's count of matching records, as the last page said. */
   total: number | null
+  /** Set when the pass stopped before the end of the listing, as asked (`stopWhen`). */
+  stopped?: true
 }
 
 interface Answer {
@@ -49,6 +51,8 @@ export async function pagedPass(
   fetchPage: (window: PageWindow) => Promise<Page<unknown>>,
   start: PassPosition,
   commit: CommitPage,
+  /** Asked after each page is handed over: true stops the pass there, once it is committed. */
+  stopWhen: () => boolean = () => false,
 ): Promise<PassOutcome> {
   const ids: number[] | null = start.offset === 0 ? [] : null
   const request = (position: PassPosition): Promise<Answer> => {
@@ -90,6 +94,10 @@ export async function pagedPass(
       if (finished) {
         await handedOver.committed()
         return { position, ids, total }
+      }
+      if (stopWhen()) {
+        await handedOver.committed()
+        return { position, ids, total, stopped: true }
       }
     }
   } finally {

@@ -1,3 +1,4 @@
+import type { FinishedExport } from '../api/index.ts'
 import type { AppliedPage, VaultCache } from '../store/vault-cache.ts'
 import { recordKind, type RecordKindName } from '../store/record-kinds.ts'
 import { isObject, toId, toLinkId } from '../store/record-values.ts'
@@ -230,9 +231,11 @@ class KindPull {
   }
 
   /**
-   * Reads the first page; when the server counts more records than the threshold, reads them all
-   * from one export instead (the first page is stored again, harmlessly), else leaves the rest to
-   * pages (answers undefined).
+   * Reads the first page; when the server counts more records than the threshold, reads them from
+   * one export, else leaves them to pages (answers undefined). While the server makes the export
+   * (seconds), the pass reads pages; the export then gives the records after the last one they
+   * read. Should the pages reach the end first, or the export fail, the pages read them all (and
+   * an export still being made is cancelled).
    */
   async #firstPageThenExport(
     plan: IncrementalKind,
@@ -243,8 +246,30 @@ class KindPull {
     const { context, exportThreshold } = this.#options
     const first = await plan.page(context, { offset: 0, page_size: 1 }, null)
     if (first.count === undefined || first.count <= exportThreshold) return undefined
-    const finished = await exportAll(context)
-    return exportPass(finished, start, commit, context.call, first.count)
+    const unneeded = new AbortController()
+    const { signal } = context.call
+    const exportCall = {
+      ...context.call,
+      signal: signal ? AbortSignal.any([signal, unneeded.signal]) : unneeded.signal,
+    }
+    let made: FinishedExport<unknown> | undefined
+    const making = exportAll({ ...context, call: exportCall }).then((finished) => {
+      made = finished
+    })
+    making.catch(() => {})
+    let paged: PassOutcome
+    try {
+      paged = await pagedPass(
+        (window) => plan.page(context, window, null),
+        start,
+        commit,
+        () => made !== undefined,
+      )
+    } finally {
+      if (!made) unneeded.abort()
+    }
+    if (!paged.stopped) return paged
+    return exportPass(made!, start, commit, context.call, first.count, paged)
   }
 
   /** All calculations when the refresh is due, else those of protocols whose rows changed. */

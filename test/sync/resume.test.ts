@@ -144,7 +144,6 @@ describe('a pull stopped between pages resumes from the last committed page', ()
     const pass = readKindCursor(cache.cursor('molecules', main)).pass!
     // Pages handed over before the cancel may have committed too, whole.
     expect(pass.since).toBeNull()
-    expect(pass.offset % pageSize).toBe(0)
     expect(pass.offset).toBeGreaterThanOrEqual(2000)
     expect(pass.offset).toBeLessThanOrEqual(2000 + HandedOverPages.pagesAhead * pageSize)
     expect(cache.counts()[main]?.molecules).toBe(pass.offset)
@@ -156,22 +155,6 @@ describe('a pull stopped between pages resumes from the last committed page', ()
 })
 
 describe('a first sync by export', () => {
-  it("hands the store each record's text as the server sent it, beside its record", async () => {
-    const applyPage = cache.writer.applyPage.bind(cache.writer)
-    const pages: { records: readonly unknown[]; texts: readonly (string | undefined)[] }[] = []
-    cache.writer.applyPage = (kind, vaultId, records, options = {}, commitOptions = {}) => {
-      if (kind === 'molecules') pages.push({ records, texts: options.texts ?? [] })
-      return applyPage(kind, vaultId, records, options, commitOptions)
-    }
-    await pull(client, cache, { vaultIds: [main], exportThreshold: 1000 })
-    const stored = pages.reduce((sum, { records }) => sum + records.length, 0)
-    expect(stored).toBe((await serverMoleculeIds()).length)
-    for (const { records, texts } of pages) {
-      expect(texts).toHaveLength(records.length)
-      records.forEach((record, index) => expect(JSON.parse(texts[index]!)).toEqual(record))
-    }
-  })
-
   it('prunes nothing after a pass into an empty cache, and what is gone once it holds records', async () => {
     const commit = cache.writer.commit.bind(cache.writer)
     const pruned: string[] = []

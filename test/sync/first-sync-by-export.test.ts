@@ -1,0 +1,102 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { VaultCache } from '../../src-main/store/vault-cache.ts'
+import { idOf } from '../../src-main/sync/paged-pass.ts'
+import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import { cachedIds, clientOf, pull, temporaryCache } from './support.ts'
+
+const cancelExport = 'DELETE /vaults/{vault_id}/exports/{export_id}'
+
+interface HandedPage {
+  records: readonly unknown[]
+  texts: readonly (string | undefined)[] | undefined
+}
+
+let cache: VaultCache
+let dispose: () => Promise<void>
+beforeEach(() => ({ cache, dispose } = temporaryCache()))
+afterEach(() => dispose())
+
+/** The pages of molecules sync hands the store, with the texts that came with them. */
+function handedPages(): HandedPage[] {
+  const pages: HandedPage[] = []
+  const applyPage = cache.writer.applyPage.bind(cache.writer)
+  cache.writer.applyPage = (kind, vaultId, records, options = {}, commitOptions = {}) => {
+    if (kind === 'molecules') pages.push({ records, texts: options.texts })
+    return applyPage(kind, vaultId, records, options, commitOptions)
+  }
+  return pages
+}
+
+async function serverMoleculeIds(sim: VaultSim): Promise<number[]> {
+  const ids: number[] = []
+  for await (const id of clientOf(sim).molecules.queryIds(sim.cast.vaults.main.id, {})) {
+    ids.push(id)
+  }
+  return ids.sort((a, b) => a - b)
+}
+
+describe('a first sync by export, while the server makes the export', () => {
+  let sim: VaultSim
+  beforeAll(async () => {
+    // Far more records than the pages read in the time the server takes to make the export.
+    sim = await startVaultSim({
+      port: 0,
+      seed: 20_000,
+      exportTiming: { startDelayMs: 5, durationMs: 300 },
+    })
+  })
+  afterAll(() => sim.stop())
+
+  it('reads pages, then the records after them from the export, none twice', async () => {
+    const pages = handedPages()
+    const main = sim.cast.vaults.main.id
+    sim.resetStats()
+    await pull(clientOf(sim), cache, { vaultIds: [main], exportThreshold: 1000 })
+    expect(sim.stats.downloads).toBe(1)
+    const fromPages = pages.filter(({ texts }) => texts === undefined)
+    const fromExport = pages.filter(({ texts }) => texts !== undefined)
+    expect(fromPages.length).toBeGreaterThan(0)
+    expect(fromExport.length).toBeGreaterThan(0)
+    expect(pages.slice(0, fromPages.length)).toEqual(fromPages)
+    const idsOf = (some: HandedPage[]) =>
+      some.flatMap(({ records }) => records.map((record) => idOf(record)!))
+    const lastPaged = Math.max(...idsOf(fromPages))
+    expect(idsOf(fromExport).every((id) => id > lastPaged)).toBe(true)
+    expect(cachedIds(cache, 'molecules', main)).toEqual(await serverMoleculeIds(sim))
+  })
+
+  it("hands the store each exported record's text as the server sent it", async () => {
+    const pages = handedPages()
+    await pull(clientOf(sim), cache, {
+      vaultIds: [sim.cast.vaults.main.id],
+      exportThreshold: 1000,
+    })
+    const fromExport = pages.filter(({ texts }) => texts !== undefined)
+    expect(fromExport.length).toBeGreaterThan(0)
+    for (const { records, texts } of fromExport) {
+      expect(texts).toHaveLength(records.length)
+      records.forEach((record, index) => expect(JSON.parse(texts![index]!)).toEqual(record))
+    }
+  })
+})
+
+describe('a first sync by export whose pages reach the end first', () => {
+  let sim: VaultSim
+  beforeAll(async () => {
+    sim = await startVaultSim({
+      port: 0,
+      seed: 1500,
+      exportTiming: { startDelayMs: 5, durationMs: 60_000 },
+    })
+  })
+  afterAll(() => sim.stop())
+
+  it('stores every record from pages and cancels the export', async () => {
+    const main = sim.cast.vaults.main.id
+    sim.resetStats()
+    await pull(clientOf(sim), cache, { vaultIds: [main], exportThreshold: 1000 })
+    expect(sim.stats.downloads).toBe(0)
+    expect(sim.stats.byOperation[cancelExport]).toBe(1)
+    expect(cachedIds(cache, 'molecules', main)).toEqual(await serverMoleculeIds(sim))
+  })
+})
