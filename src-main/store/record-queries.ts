@@ -204,7 +204,6 @@ export class RecordQueries {
     ).map(parseRecord)
   }
 
-  /** How many records of each kind the cache holds, by vault (vaults themselves under 0). */
   /** Whether any record of the kind is cached for the vault. */
   holds(kindName: string, vaultId: number): boolean {
     const { table } = recordKind(kindName)
@@ -216,6 +215,7 @@ export class RecordQueries {
     )
   }
 
+  /** How many records of each kind the cache holds, by vault (vaults themselves under 0). */
   counts(): Record<number, Partial<Record<RecordKindName, number>>> {
     const counts: Record<number, Partial<Record<RecordKindName, number>>> = {}
     for (const name of recordKindNames) {

@@ -152,8 +152,8 @@ export class PageBuilder {
 export function joinParts(parts: readonly PreparedPage[]): PreparedPage {
   const [first] = parts
   if (!first || parts.length === 1) return first!
-  const rows = emptyRowsLike(first.rows)
-  let nested = first.nested ? { ...emptyRowsLike(first.nested), owners: [] as number[] } : null
+  const rows = emptyRows(recordKind(first.kind))
+  let nested = first.nested ? { ...emptyRows(batches), owners: [] as number[] } : null
   for (const part of parts) {
     if (nested && part.nested) {
       const offset = rows.ids.length
@@ -174,17 +174,6 @@ function lastOccurrences(rows: PreparedRows): ((row: number) => boolean) | null 
   rows.ids.forEach((id, row) => lastRow.set(id, row))
   if (lastRow.size === rows.ids.length) return null
   return (row) => lastRow.get(rows.ids[row]!) === row
-}
-
-function emptyRowsLike(rows: PreparedRows): PreparedRows {
-  return {
-    width: rows.width,
-    ids: [],
-    values: [],
-    search: rows.search ? [] : null,
-    projectStarts: rows.projectStarts ? [0] : null,
-    projects: [],
-  }
 }
 
 function appendRows(target: PreparedRows, source: PreparedRows): void {

@@ -27,6 +27,20 @@ function handedPages(): HandedPage[] {
   return pages
 }
 
+/** A simulator for the tests of a describe block, its exports made in `exportMs`. */
+function useSim(molecules: number, exportMs: number): () => VaultSim {
+  let sim: VaultSim
+  beforeAll(async () => {
+    sim = await startVaultSim({
+      port: 0,
+      seed: molecules,
+      exportTiming: { startDelayMs: 5, durationMs: exportMs },
+    })
+  })
+  afterAll(() => sim.stop())
+  return () => sim
+}
+
 async function serverMoleculeIds(sim: VaultSim): Promise<number[]> {
   const ids: number[] = []
   for await (const id of clientOf(sim).molecules.queryIds(sim.cast.vaults.main.id, {})) {
@@ -36,18 +50,11 @@ async function serverMoleculeIds(sim: VaultSim): Promise<number[]> {
 }
 
 describe('a first sync by export, while the server makes the export', () => {
-  let sim: VaultSim
-  beforeAll(async () => {
-    // Far more records than the pages read in the time the server takes to make the export.
-    sim = await startVaultSim({
-      port: 0,
-      seed: 20_000,
-      exportTiming: { startDelayMs: 5, durationMs: 300 },
-    })
-  })
-  afterAll(() => sim.stop())
+  // Far more records than the pages read in the time the server takes to make the export.
+  const simulator = useSim(20_000, 300)
 
   it('reads pages, then the records after them from the export, none twice', async () => {
+    const sim = simulator()
     const pages = handedPages()
     const main = sim.cast.vaults.main.id
     sim.resetStats()
@@ -66,6 +73,7 @@ describe('a first sync by export, while the server makes the export', () => {
   })
 
   it("hands the store each exported record's text as the server sent it", async () => {
+    const sim = simulator()
     const pages = handedPages()
     await pull(clientOf(sim), cache, {
       vaultIds: [sim.cast.vaults.main.id],
@@ -81,17 +89,10 @@ describe('a first sync by export, while the server makes the export', () => {
 })
 
 describe('a first sync by export whose pages reach the end first', () => {
-  let sim: VaultSim
-  beforeAll(async () => {
-    sim = await startVaultSim({
-      port: 0,
-      seed: 1500,
-      exportTiming: { startDelayMs: 5, durationMs: 60_000 },
-    })
-  })
-  afterAll(() => sim.stop())
+  const simulator = useSim(1500, 60_000)
 
   it('stores every record from pages and cancels the export', async () => {
+    const sim = simulator()
     const main = sim.cast.vaults.main.id
     sim.resetStats()
     await pull(clientOf(sim), cache, { vaultIds: [main], exportThreshold: 1000 })
