@@ -53,10 +53,8 @@ export const connectionVaultId = 0
 export class CacheWrites {
   readonly #writer: RecordWriter
   readonly #state: SyncState
-  readonly #db: Database.Database
 
   constructor(db: Database.Database) {
-    this.#db = db
     this.#writer = new RecordWriter(db)
     this.#state = new SyncState(db)
   }
@@ -132,14 +130,6 @@ export class CacheWrites {
 
   recordSync(vaultId: number | string, at: string): void {
     this.#state.recordSync(vaultIdOf(vaultId), at)
-  }
-
-  /**
-   * Merges the search index into one segment. Worth it after a large first sync: queries then
-   * read one posting list per term instead of one per segment.
-   */
-  optimizeSearch(): void {
-    this.#db.exec("INSERT INTO search_index (search_index) VALUES ('optimize')")
   }
 }
 

@@ -35,7 +35,6 @@ export type CacheWrite =
   | { type: 'vaults'; page: PreparedPage }
   | { type: 'cursor'; kind: string; vaultId: number | string; cursor: unknown; scope: string }
   | { type: 'synced'; vaultId: number | string; at: string }
-  | { type: 'optimize' }
 
 /** What each write answers, in order: pages their AppliedPage, prunes how many they deleted. */
 export type CacheWriteResult = AppliedPage | number | null
@@ -109,11 +108,6 @@ export class WriteBatch {
 
   recordSync(vaultId: number | string, at: string = new Date().toISOString()): this {
     this.writes.push({ type: 'synced', vaultId, at })
-    return this
-  }
-
-  optimizeSearch(): this {
-    this.writes.push({ type: 'optimize' })
     return this
   }
 }
@@ -209,9 +203,6 @@ function runWrite(
       return null
     case 'synced':
       cache.recordSync(write.vaultId, write.at)
-      return null
-    case 'optimize':
-      cache.optimizeSearch()
       return null
   }
 }
