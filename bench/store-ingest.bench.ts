@@ -16,11 +16,11 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { VaultCache } from '../src-main/store/vault-cache.ts'
 import { HandedOverPages } from '../src-main/sync/handed-over-pages.ts'
 import { chemblMoleculePages } from '../test/store/fixtures/chembl-molecules.ts'
 import { bareDatabase } from './bare-database.ts'
+import { EventLoopDelay } from './event-loop-delay.ts'
 import { percentile, progress, report } from './report.ts'
 
 const moleculeCount = Number(process.env.BENCH_MOLECULES ?? 100_000)
@@ -53,7 +53,7 @@ try {
   const { cache: inThread } = VaultCache.open(path.join(dir, 'in-thread.db'))
 
   const milliseconds = { store: 0, sameRows: 0, recordRows: 0, inThread: 0 }
-  const eventLoopDelay = monitorEventLoopDelay({ resolution: 1 })
+  const eventLoopDelay = new EventLoopDelay()
   const inThreadPerPage: number[] = []
   const timed = (key: keyof typeof milliseconds, work: () => void) => {
     const start = performance.now()
@@ -64,7 +64,7 @@ try {
   /** The block through the writer, pages handed over as sync hands them (HandedOverPages). */
   async function storeBlock(block: Page[]): Promise<void> {
     const start = performance.now()
-    eventLoopDelay.enable()
+    eventLoopDelay.start()
     const handedOver = new HandedOverPages()
     for (const page of block) {
       const stored = cache.writer.applyPage('molecules', vaultId, page, {
@@ -73,7 +73,7 @@ try {
       await handedOver.add(stored.then(() => {}))
     }
     await handedOver.committed()
-    eventLoopDelay.disable()
+    eventLoopDelay.stop()
     milliseconds.store += performance.now() - start
   }
 
@@ -146,7 +146,7 @@ try {
   }
   inThreadPerPage.sort((a, b) => a - b)
   const round = (value: number) => Number(value.toFixed(2))
-  const delayMs = (fraction: number) => eventLoopDelay.percentile(fraction * 100) / 1e6
+  const delayMs = (fraction: number) => eventLoopDelay.percentileMs(fraction * 100)
   report({
     name: 'store.ingest.main_thread_blocked_ms',
     value: round(delayMs(0.99)),
@@ -158,7 +158,7 @@ try {
     goal: 'while sync stores pages, the main thread is held less than a frame (16 ms) at a time',
     met: delayMs(0.99) < 16,
     p50: round(delayMs(0.5)),
-    max: round(eventLoopDelay.max / 1e6),
+    max: round(eventLoopDelay.maxMs()),
     referenceP50: round(percentile(inThreadPerPage, 0.5)),
   })
 } finally {
