@@ -78,6 +78,21 @@ interface EndToEnd {
   blockedMax: number
 }
 
+/** Runs the first sync of the simulator's vault into `cache`; answers how long it took, in s. */
+async function syncSeconds(cache: VaultCache, exportThreshold: number): Promise<number> {
+  const started = performance.now()
+  await pullConnection({
+    client: clientOf(sim),
+    cache,
+    log: silentLogger,
+    signal: new AbortController().signal,
+    vaultIds: [sim.vaultId],
+    exportThreshold,
+    observer: { progress: () => {}, changed: () => {} },
+  })
+  return (performance.now() - started) / 1000
+}
+
 /** The first sync of the vault into a fresh cache, with the time spent committing pages. */
 async function firstSync(name: string, exportThreshold: number): Promise<EndToEnd> {
   const file = path.join(dir, `${name}.db`)
@@ -97,17 +112,7 @@ async function firstSync(name: string, exportThreshold: number): Promise<EndToEn
   globalThis.gc?.()
   const delay = monitorEventLoopDelay({ resolution: 1 })
   delay.enable()
-  const started = performance.now()
-  await pullConnection({
-    client: clientOf(sim),
-    cache,
-    log: silentLogger,
-    signal: new AbortController().signal,
-    vaultIds: [sim.vaultId],
-    exportThreshold,
-    observer: { progress: () => {}, changed: () => {} },
-  })
-  const seconds = (performance.now() - started) / 1000
+  const seconds = await syncSeconds(cache, exportThreshold)
   delay.disable()
   const counts = cache.counts()[sim.vaultId] ?? {}
   cache.close()
@@ -139,17 +144,7 @@ async function readSideOnly(exportThreshold: number): Promise<number> {
     return { kind, vaultId: Number(vaultId), stored: records.length, rejected: [] }
   }
   globalThis.gc?.()
-  const started = performance.now()
-  await pullConnection({
-    client: clientOf(sim),
-    cache,
-    log: silentLogger,
-    signal: new AbortController().signal,
-    vaultIds: [sim.vaultId],
-    exportThreshold,
-    observer: { progress: () => {}, changed: () => {} },
-  })
-  const seconds = (performance.now() - started) / 1000
+  const seconds = await syncSeconds(cache, exportThreshold)
   cache.close()
   removeDatabase(file)
   return molecules / seconds
