@@ -1,5 +1,6 @@
 import { AppError } from '../shared/app-error.ts'
 import {
+  distinct,
   isObject,
   toFlag,
   toId,
@@ -195,21 +196,18 @@ const specs: Record<RecordKindName, KindSpec & { code: number }> = {
     // A molecule's document also holds its batches' identifiers and field values: batches are
     // found through their molecule, which saves a document per batch.
     searchOf: (record) => {
-      const batches = Array.isArray(record.batches) ? record.batches.filter(isObject) : []
-      return {
-        name: toText(record.name),
-        identifiers: [
-          toText(record.inchi_key),
-          ...batches.map((batch) => toText(batch.molecule_batch_identifier)),
-        ],
-        synonyms: [...stringsOf(record.synonyms), toText(record.iupac_name)],
-        content: [
-          ...new Set([
-            ...fieldTexts(record.molecule_fields ?? record.udfs),
-            ...batches.flatMap((batch) => fieldTexts(batch.batch_fields)),
-          ]),
-        ],
+      const identifiers: (string | null)[] = [toText(record.inchi_key)]
+      const content = fieldTexts(record.molecule_fields ?? record.udfs)
+      if (Array.isArray(record.batches)) {
+        for (const batch of record.batches) {
+          if (!isObject(batch)) continue
+          identifiers.push(toText(batch.molecule_batch_identifier))
+          content.push(...fieldTexts(batch.batch_fields))
+        }
       }
+      const synonyms: (string | null)[] = stringsOf(record.synonyms)
+      synonyms.push(toText(record.iupac_name))
+      return { name: toText(record.name), identifiers, synonyms, content: distinct(content) }
     },
   },
   batches: {

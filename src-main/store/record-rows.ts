@@ -1,6 +1,6 @@
 import { createdAtOf, modifiedAtOf, recordKind, type RecordKind } from './record-kinds.ts'
 import type { RecordKindName } from './record-kinds.ts'
-import { isObject, toId, type JsonObject, type SqlValue } from './record-values.ts'
+import { distinct, isObject, toId, type JsonObject, type SqlValue } from './record-values.ts'
 import { searchColumns } from './search-text.ts'
 
 /** A record of a page that was not stored, and why (the rest of the page is). */
@@ -152,15 +152,17 @@ export class PageBuilder {
 export function joinParts(parts: readonly PreparedPage[]): PreparedPage {
   const [first] = parts
   if (!first || parts.length === 1) return first!
-  const rows = emptyRows(recordKind(first.kind))
-  let nested = first.nested ? { ...emptyRows(batches), owners: [] as number[] } : null
-  for (const part of parts) {
-    if (nested && part.nested) {
-      const offset = rows.ids.length
-      for (const owner of part.nested.owners) nested.owners.push(owner + offset)
-      appendRows(nested, part.nested)
+  const rows = joinRows(parts.map((part) => part.rows))
+  let nested: PreparedPage['nested'] = null
+  if (first.nested) {
+    const owners: number[] = []
+    let offset = 0
+    for (const part of parts) {
+      for (const owner of part.nested?.owners ?? []) owners.push(owner + offset)
+      offset += part.rows.ids.length
     }
-    appendRows(rows, part.rows)
+    const nestedRows = parts.map((part) => part.nested ?? emptyRows(batches))
+    nested = { ...joinRows(nestedRows), owners }
   }
   const isLast = lastOccurrences(rows)
   if (nested && isLast) nested = keepRows(nested, isLast)
@@ -176,17 +178,30 @@ function lastOccurrences(rows: PreparedRows): ((row: number) => boolean) | null 
   return (row) => lastRow.get(rows.ids[row]!) === row
 }
 
-function appendRows(target: PreparedRows, source: PreparedRows): void {
-  for (const id of source.ids) target.ids.push(id)
-  for (const value of source.values) target.values.push(value)
-  if (target.search && source.search) for (const text of source.search) target.search.push(text)
-  if (target.projectStarts && source.projectStarts) {
-    const offset = target.projects.length
-    for (let row = 1; row < source.projectStarts.length; row++) {
-      target.projectStarts.push(source.projectStarts[row]! + offset)
+/**
+ * Rows of one kind, one list after the other. Each array is joined by one `concat`, which copies
+ * whole arrays at once: pushing value by value took about a fortieth of the writer's time.
+ */
+function joinRows(list: readonly PreparedRows[]): PreparedRows {
+  const [first, ...rest] = list as [PreparedRows, ...PreparedRows[]]
+  let projectStarts: number[] | null = null
+  if (first.projectStarts) {
+    projectStarts = [0]
+    let offset = 0
+    for (const rows of list) {
+      const starts = rows.projectStarts ?? [0]
+      for (let row = 1; row < starts.length; row++) projectStarts.push(starts[row]! + offset)
+      offset += rows.projects.length
     }
   }
-  for (const project of source.projects) target.projects.push(project)
+  return {
+    width: first.width,
+    ids: first.ids.concat(...rest.map((rows) => rows.ids)),
+    values: first.values.concat(...rest.map((rows) => rows.values)),
+    search: first.search ? first.search.concat(...rest.map((rows) => rows.search ?? [])) : null,
+    projectStarts,
+    projects: first.projects.concat(...rest.map((rows) => rows.projects)),
+  }
 }
 
 /** The nested rows whose owner passes the test, in order. */
@@ -271,10 +286,14 @@ export function addDerived(
   if (rows.search && kind.searchOf) {
     // A vault's own record is searched as part of that vault.
     const scope = kind.name === 'vaults' ? id : vaultId
-    rows.search.push(...searchColumns(kind.searchOf(record), scope))
+    const [name, identifiers, synonyms, content, scopeToken] = searchColumns(
+      kind.searchOf(record),
+      scope,
+    )
+    rows.search.push(name, identifiers, synonyms, content, scopeToken)
   }
   if (rows.projectStarts && kind.projectsOf) {
-    for (const projectId of new Set(kind.projectsOf(record))) rows.projects.push(projectId)
+    for (const projectId of distinct(kind.projectsOf(record))) rows.projects.push(projectId)
     rows.projectStarts.push(rows.projects.length)
   }
 }

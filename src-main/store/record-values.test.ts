@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { toFlag, toId, toLinkId, toLinkIds, toNumber, toPersonName } from './record-values.ts'
+import {
+  distinct,
+  toFlag,
+  toId,
+  toLinkId,
+  toLinkIds,
+  toNumber,
+  toPersonName,
+} from './record-values.ts'
 
 describe('tolerant readers of server values', () => {
   it('reads ids from numbers and digit strings only', () => {
@@ -38,5 +46,13 @@ describe('tolerant readers of server values', () => {
     expect(toPersonName({ id: 5, first_name: 'Ada', last_name: 'Lovelace' })).toBe('Ada Lovelace')
     expect(toPersonName({ name: 'Lab robot' })).toBe('Lab robot')
     expect(toPersonName(5)).toBeNull()
+  })
+
+  it('keeps each value of a list once, in order, short or long', () => {
+    expect(distinct([])).toEqual([])
+    expect(distinct([3])).toEqual([3])
+    expect(distinct([3, 1, 3, 2, 1])).toEqual([3, 1, 2])
+    const long = Array.from({ length: 40 }, (_, index) => index % 25)
+    expect(distinct(long)).toEqual(Array.from({ length: 25 }, (_, index) => index))
   })
 })

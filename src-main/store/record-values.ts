@@ -62,3 +62,15 @@ export function toPersonName(value: unknown): string | null {
   const full = [value.first_name, value.last_name].filter((part) => typeof part === 'string')
   return full.length > 0 ? full.join(' ') : toText(value.name)
 }
+
+/**
+ * The values of a list, each once, in order. Sync asks this of every record's projects and
+ * search texts, nearly always a value or two: a Set for each cost more than the scan.
+ */
+export function distinct<T>(values: readonly T[]): readonly T[] {
+  if (values.length < 2) return values
+  if (values.length > 16) return [...new Set(values)]
+  const kept: T[] = []
+  for (const value of values) if (!kept.includes(value)) kept.push(value)
+  return kept
+}

@@ -21,6 +21,7 @@ export interface WrittenPage {
 
 interface KindStatements {
   existing: Database.Statement<[number, string], { id: number; row_id: number }>
+  highestId: Database.Statement<[number], number | null>
   lastRowId: Database.Statement<[], number | null>
   insert: Batched
   /** better-sqlite3 binds an array argument as the statement's parameters, in order. */
@@ -65,7 +66,7 @@ function derivedRows(kind: RecordKind, vaultId: number, id: number, record: Json
 /**
  * Writes pages of server records, made ready by record-rows.ts, into the cache. New records are
  * inserted many rows per statement with row ids chosen here (one lookup per page finds which
- * records are new), and so are their search documents and project links; replaced records are
+ * records are new, none when the page lies above every id cached), and so are their search documents and project links; replaced records are
  * updated one by one and their old search document and links dropped. A molecule's batches are
  * written from the same page (their JSON is the molecule's). Callers run it inside an immediate
  * transaction.
@@ -186,10 +187,7 @@ export class RecordWriter {
     const { ids, width } = rows
     if (ids.length === 0) return []
     const statements = this.#statementsFor(kind)
-    const existing = new Map<number, number>()
-    for (const row of statements.existing.all(vaultId, JSON.stringify(ids))) {
-      existing.set(row.id, row.row_id)
-    }
+    const existing = cachedRows(statements, vaultId, ids)
     const replaced = ids.map((id) => existing.has(id))
     // A record listed twice in a page is stored as its last occurrence says.
     const last = new Map<number, number>()
@@ -320,6 +318,9 @@ export class RecordWriter {
           `SELECT id, row_id FROM ${kind.table}
              WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))`,
         ),
+        highestId: this.#db
+          .prepare<[number], number | null>(`SELECT max(id) FROM ${kind.table} WHERE vault_id = ?`)
+          .pluck(),
         lastRowId: this.#db
           .prepare<[], number | null>(`SELECT max(row_id) FROM ${kind.table}`)
           .pluck(),
@@ -343,6 +344,25 @@ export class RecordWriter {
     }
     return statements
   }
+}
+
+/**
+ * The row ids of the records of a page that are cached already, by id. A first sync reads pages
+ * in id order, each above every id cached before it: one look at the highest id cached answers
+ * for the whole page (the lookup of a thousand ids took about a thirtieth of the writer's time).
+ */
+function cachedRows(
+  statements: KindStatements,
+  vaultId: number,
+  ids: readonly number[],
+): Map<number, number> {
+  const existing = new Map<number, number>()
+  const highest = statements.highestId.get(vaultId) ?? null
+  if (highest === null || ids.every((id) => id > highest)) return existing
+  for (const row of statements.existing.all(vaultId, JSON.stringify(ids))) {
+    existing.set(row.id, row.row_id)
+  }
+  return existing
 }
 
 /**

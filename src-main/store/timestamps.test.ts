@@ -27,6 +27,21 @@ describe('normalizeTimestamp', () => {
     ])
   })
 
+  it('answers each value for itself when values repeat and alternate', () => {
+    const sent = ['2024-03-02T10:00:00Z', '2024-03-02T10:00:00Z', 'soon', 'soon', '']
+    sent.push('2024-03-02T11:00:00+01:00', '2024-03-02T10:00:00Z', '2024-03-05')
+    expect(sent.map(normalizeTimestamp)).toEqual([
+      '2024-03-02T10:00:00.000000Z',
+      '2024-03-02T10:00:00.000000Z',
+      null,
+      null,
+      null,
+      '2024-03-02T10:00:00.000000Z',
+      '2024-03-02T10:00:00.000000Z',
+      '2024-03-05',
+    ])
+  })
+
   it('answers null for anything that is not a timestamp', () => {
     for (const value of [
       'yesterday',

@@ -9,6 +9,20 @@ const timestampPattern =
  */
 export function normalizeTimestamp(value: unknown): string | null {
   if (typeof value !== 'string') return null
+  if (value === lastText) return lastNormalized
+  lastText = value
+  lastNormalized = normalized(value)
+  return lastNormalized
+}
+
+/**
+ * The last text read and what it gave: a record's created and modified times are often the same
+ * text, and so are its batches', and sync reads them one after the other.
+ */
+let lastText = ''
+let lastNormalized: string | null = null
+
+function normalized(value: string): string | null {
   const utc = canonicalUtc(value)
   if (utc !== null) return utc
   const match = timestampPattern.exec(value.trim())

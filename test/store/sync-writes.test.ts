@@ -77,6 +77,32 @@ describe('sync writes: pages, cursors, overlap and deletions', () => {
     expect(store.list('molecules', 1, { projectId: 4 }).total).toBe(1)
   })
 
+  it('tells cached records from new ones by vault and id, in pages above, below or across them', () => {
+    const store = openCache()
+    const renamed = (id: number, name: string) => ({ ...moleculeRecords(1, id)[0]!, name })
+    // Molecule n of the fixture has 1 + n % 3 batches.
+    const batchesOf = (...ids: number[]) => ids.reduce((sum, id) => sum + 1 + (id % 3), 0)
+    store.applyPage('molecules', 1, moleculeRecords(3))
+    // The same ids in another vault are other records.
+    store.applyPage('molecules', 2, moleculeRecords(2))
+    expect(store.counts()).toMatchObject({
+      1: { molecules: 3, batches: batchesOf(1, 2, 3) },
+      2: { molecules: 2, batches: batchesOf(1, 2) },
+    })
+    // A page across the highest cached id: molecule 2 is replaced, not stored twice.
+    store.applyPage('molecules', 1, [renamed(5, 'Five'), renamed(2, 'Two again')])
+    expect(store.counts()[1]).toEqual({ molecules: 4, batches: batchesOf(1, 2, 3, 5) })
+    expect(store.get('molecules', 1, 2)?.name).toBe('Two again')
+    expect(store.search('again').hits.map((hit) => hit.id)).toEqual([2])
+    // A page wholly above it, and one wholly below it.
+    store.applyPage('molecules', 1, moleculeRecords(2, 6))
+    store.applyPage('molecules', 1, [renamed(1, 'One again')])
+    expect(store.counts()[1]).toEqual({ molecules: 6, batches: batchesOf(1, 2, 3, 5, 6, 7) })
+    expect(store.get('molecules', 1, 1)?.name).toBe('One again')
+    expect(store.get('molecules', 2, 1)?.name).not.toBe('One again')
+    expect(store.counts()[2]).toEqual({ molecules: 2, batches: batchesOf(1, 2) })
+  })
+
   it('stores a molecule listed twice in a page as its last occurrence, batches included', () => {
     const store = openCache()
     const [molecule] = moleculeRecords(1, 2) // batches 20, 21, 22
