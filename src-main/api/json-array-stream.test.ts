@@ -137,6 +137,15 @@ describe('JsonArrayScanner', () => {
     }
   })
 
+  it('hands out each record and bare id once its text is complete, piece by piece', () => {
+    const scanner = new JsonArrayScanner()
+    expect(scanner.take('[7, 8').records).toEqual([7])
+    expect(scanner.take(', {"id": 1, "list": [1, 2').records).toEqual([8])
+    expect(scanner.take(']}, {"id"').records).toEqual([{ id: 1, list: [1, 2] }])
+    expect(scanner.take(': 2}').records).toEqual([{ id: 2 }])
+    expect(scanner.finish().fault?.message).toContain('ended before the array was closed')
+  })
+
   it('reads many records whatever the piece size', () => {
     const records = Array.from({ length: 400 }, (_, id) => ({
       id,

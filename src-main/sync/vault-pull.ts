@@ -69,30 +69,86 @@ export interface VaultPullResult {
  * that fails is reported and the others go on; a failure that concerns the whole connection
  * (network, token, cancel) is thrown, and a refusal of a kind anyone may read means the vault
  * cannot be reached. The vault is marked synced only when every kind it may read was pulled.
+ * The kinds are pulled in two lanes side by side (kindLanes), so that the small kinds do not wait
+ * for a large pass of molecules, and two large passes (their exports made by the server at once)
+ * do not wait for each other; the client's limiter keeps the requests within the server's limit.
  */
 export async function pullVault(options: VaultPullOptions): Promise<VaultPullResult> {
   const { cache, context, log } = options
   const { vaultId, client } = context
-  const result: VaultPullResult = { vaultId, unreachable: null, refused: [], failures: [] }
-  const pull = new KindPull(options)
-  for (const plan of kindPlans) {
-    throwIfCancelled(context.call.signal, `pull of vault ${vaultId}`)
-    try {
-      const outcome = await pull.run(plan)
-      if (outcome === 'refused') result.refused.push(plan.kind)
-    } catch (error) {
-      if (stopsConnectionSync(error, client)) throw error
-      if (isRefusal(error, client)) {
-        result.unreachable = `The server refused access to vault ${vaultId}: ${messageOf(error)}`
-        log.warn('vault not reachable', { vaultId, reason: messageOf(error) })
-        return result
+  // What stops one lane stops the other at once, as a cancel would.
+  const lanes = new AbortController()
+  const outer = context.call.signal
+  const cancel = () => lanes.abort(outer?.reason)
+  if (outer?.aborted) cancel()
+  outer?.addEventListener('abort', cancel, { once: true })
+  const call = { ...context.call, signal: lanes.signal }
+  const pull = new KindPull({ ...options, context: { ...context, call } })
+  const refused = new Set<RecordKindName>()
+  const failures = new Map<RecordKindName, string>()
+  /** What ends the pull: a failure of the whole connection, or a vault that cannot be reached. */
+  let stopped: { error: unknown } | { unreachable: string } | null = null
+  const runLane = async (plans: readonly KindPlan[]) => {
+    for (const plan of plans) {
+      if (stopped) return
+      try {
+        throwIfCancelled(call.signal, `pull of vault ${vaultId}`)
+        const outcome = await pull.run(plan)
+        if (outcome === 'refused') refused.add(plan.kind)
+      } catch (error) {
+        if (stopped) return
+        if (stopsConnectionSync(error, client)) {
+          stopped = { error }
+          lanes.abort(error)
+        } else if (isRefusal(error, client)) {
+          log.warn('vault not reachable', { vaultId, reason: messageOf(error) })
+          stopped = {
+            unreachable: `The server refused access to vault ${vaultId}: ${messageOf(error)}`,
+          }
+          lanes.abort(error)
+        } else {
+          log.warn('kind not pulled', { vaultId, kind: plan.kind, reason: messageOf(error) })
+          failures.set(plan.kind, messageOf(error))
+        }
       }
-      log.warn('kind not pulled', { vaultId, kind: plan.kind, reason: messageOf(error) })
-      result.failures.push({ kind: plan.kind, message: messageOf(error) })
     }
   }
+  try {
+    await Promise.all(kindLanes(kindPlans).map(runLane))
+  } finally {
+    outer?.removeEventListener('abort', cancel)
+  }
+  const inPlanOrder = kindPlans.map((plan) => plan.kind)
+  const result: VaultPullResult = {
+    vaultId,
+    unreachable: null,
+    refused: inPlanOrder.filter((kind) => refused.has(kind)),
+    failures: inPlanOrder.flatMap((kind) => {
+      const message = failures.get(kind)
+      return message === undefined ? [] : [{ kind, message }]
+    }),
+  }
+  const end = stopped as { error: unknown } | { unreachable: string } | null
+  if (end && 'error' in end) throw end.error
+  if (end) return { ...result, unreachable: end.unreachable }
   if (result.failures.length === 0) await cache.writer.commit(new WriteBatch().recordSync(vaultId))
   return result
+}
+
+/**
+ * The kinds in lanes that are pulled side by side, each lane in the plans' order: a kind that
+ * carries another (molecules, with their batches) with the kind it carries, which must follow it;
+ * and every other kind, whose order matters among them (protocols and runs follow readout rows).
+ */
+function kindLanes(plans: readonly KindPlan[]): KindPlan[][] {
+  const carrying = new Set<RecordKindName>()
+  for (const plan of plans) {
+    if (plan.mode === 'incremental' && plan.carries) carrying.add(plan.kind).add(plan.carries)
+  }
+  return [
+    plans.filter((plan) => carrying.has(plan.kind)),
+    plans.filter((plan) => !carrying.has(plan.kind)),
+  ]
 }
 
 /** What the readout rows stored in this pass touched. */
