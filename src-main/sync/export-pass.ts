@@ -9,7 +9,7 @@ import { idOf, pageSize, pushId, type CommitPage, type PassOutcome } from './pag
  * here resumes with pages from the last committed record; should the export not be in id order,
  * the position keeps only its offset. A pass that read pages while the server made the export
  * (`before`) goes on from where they stopped: the export's records up to the last id they read
- * are skipped.
+ * are skipped, while the last of their pages still commit (the export's pages commit after them).
  */
 export async function exportPass(
   finished: FinishedExport<unknown>,
@@ -27,7 +27,7 @@ export async function exportPass(
   let chunk: unknown[] = []
   let texts: (string | undefined)[] = []
   // The stream goes on while pages commit; each commits only after the one before it did.
-  const handedOver = new HandedOverPages()
+  const handedOver = before?.handedOver ?? new HandedOverPages()
   const flush = async () => {
     const page = chunk
     const pageTexts = texts

@@ -31,6 +31,11 @@ export interface PassOutcome {
   total: number | null
   /** Set when the pass stopped before the end of the listing, as asked (`stopWhen`). */
   stopped?: true
+  /**
+   * A stopped pass's pages that may not be committed yet: the pass that goes on from it reads on
+   * while they commit, and meets their failure (see exportPass).
+   */
+  handedOver?: HandedOverPages
 }
 
 interface Answer {
@@ -45,13 +50,15 @@ interface Answer {
  * deleted meanwhile and the rest moved down; the pass steps back a page rather than skip any.
  * The next page is requested while the current one is being committed, and handed over to be
  * committed while the one before it still is (so that the store is never idle waiting for the
- * next page to be made ready): a page commits only after the one before it did.
+ * next page to be made ready): a page commits only after the one before it did. A pass that stops
+ * as asked returns at once, its last pages still committing (PassOutcome.handedOver), so that the
+ * pass that goes on from it keeps the store busy.
  */
 export async function pagedPass(
   fetchPage: (window: PageWindow) => Promise<Page<unknown>>,
   start: PassPosition,
   commit: CommitPage,
-  /** Asked after each page is handed over: true stops the pass there, once it is committed. */
+  /** Asked as each page comes: true stops the pass after handing it over (none is fetched ahead). */
   stopWhen: () => boolean = () => false,
 ): Promise<PassOutcome> {
   const ids: number[] | null = start.offset === 0 ? [] : null
@@ -69,6 +76,7 @@ export async function pagedPass(
   let position = start
   let pending = request(position)
   const handedOver = new HandedOverPages()
+  let handedOn = false
   try {
     for (;;) {
       const { requestOffset, page } = await pending
@@ -87,7 +95,8 @@ export async function pagedPass(
       const finished =
         records.length === 0 ||
         (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
-      if (!finished) pending = request(reached)
+      const stopping = !finished && stopWhen()
+      if (!finished && !stopping) pending = request(reached)
       await handedOver.add(commit(records, reached, total))
       position = reached
       if (ids) for (const record of records) pushId(ids, record)
@@ -95,14 +104,14 @@ export async function pagedPass(
         await handedOver.committed()
         return { position, ids, total }
       }
-      if (stopWhen()) {
-        await handedOver.committed()
-        return { position, ids, total, stopped: true }
+      if (stopping) {
+        handedOn = true
+        return { position, ids, total, stopped: true, handedOver }
       }
     }
   } finally {
     // A pass stopped by a failure leaves nothing of its own running.
-    await handedOver.settled()
+    if (!handedOn) await handedOver.settled()
   }
 }
 
