@@ -148,7 +148,7 @@ async function throughOutbox(address: SimAddress, files: string[], dataDir: stri
   const run = measured(files.length, started, cpu)
   const counts = outbox.counts()
   await outbox.close()
-  cache.close()
+  await cache.close()
   if (counts.pending !== 0) throw new Error(`${counts.pending} uploads were not sent.`)
   return run
 }

@@ -107,9 +107,10 @@ try {
     if (records % 20_000 === 0) progress(`${records} molecules`)
   }
   if (block.length > 0) await runBlock()
+  // Closing checkpoints the WAL (the writer leaves that to its idle time): the file holds it all.
+  await cache.close()
   const cacheBytes = fs.statSync(path.join(dir, 'cache.db')).size
-  cache.close()
-  inThread.close()
+  await inThread.close()
   sameRows.close()
   recordRows.close()
 

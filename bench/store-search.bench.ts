@@ -138,12 +138,12 @@ try {
     })
   }
   raw.close()
-  cache.close()
+  await cache.close()
 
   const openStart = performance.now()
   ;({ cache } = VaultCache.open(file))
   const openMs = performance.now() - openStart
-  cache.close()
+  await cache.close()
   const checkStart = performance.now()
   const verdict = await verifyCacheFile(file)
   const checkMs = performance.now() - checkStart

@@ -110,7 +110,7 @@ try {
   progress('full sync, as a first sync (export for the molecules)')
   const exported = open('export')
   const fullByExport = await sync(exported)
-  exported.close()
+  await exported.close()
   progress('full sync, page by page')
   const cache = open('pages')
   const fullByPages = await sync(cache, { exportThreshold: Number.POSITIVE_INFINITY })
@@ -124,7 +124,7 @@ try {
   progress('incremental sync with the reference refresh due')
   const withRefresh = await sync(cache, { referenceRefreshMs: 0 })
   assertPulled(cache, second.ids, second.stamp)
-  cache.close()
+  await cache.close()
 
   const extra = { molecules, changedMolecules: changed }
   for (const [pass, incremental] of [

@@ -54,7 +54,7 @@ try {
   const after = process.memoryUsage()
   peak = Math.max(peak, after.rss)
   const cached = cache.counts()[sim.vaultId]?.molecules ?? 0
-  cache.close()
+  await cache.close()
   report({
     name: 'sync.memory.rss_after_caching_molecules',
     value: Math.round(after.rss / megabyte),

@@ -6,6 +6,7 @@ import { cacheMigrations } from './cache-schema.ts'
 import { moveCacheAside } from './cache-files.ts'
 import { migrate } from './migrations.ts'
 import { configureConnection } from './sqlite.ts'
+import { limitWalFile, neverCheckpoint } from './wal-checkpoints.ts'
 
 /** Why a cache was set aside and started afresh; sync must then pull everything again. */
 export interface CacheRecovery {
@@ -45,14 +46,22 @@ export function openCacheDatabase(
 ): OpenedCacheDatabase {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   const exists = fs.existsSync(file)
-  const problem = exists ? problemOf(file) : null
-  const recovery = problem ? setAside(file, problem, now) : null
   let db: Database.Database | undefined
+  let recovery: CacheRecovery | null = null
   try {
     db = new Database(file)
+    // The connection that checks stays open as the cache's: closing it, the last one, would
+    // checkpoint on the main thread what a writer stopped midway left in the WAL (hundreds of MB).
+    const problem = exists ? problemOf(db, file) : null
+    if (problem) {
+      db.close()
+      recovery = setAside(file, problem, now)
+      db = new Database(file)
+    }
     // Only an empty database takes a page size (and only before it is in WAL mode).
     if (!exists || recovery) db.pragma(`page_size = ${pageSizeBytes}`)
     configureCache(db)
+    neverCheckpoint(db)
     migrate(db, cacheMigrations, `The cache ${file}`)
     return { db, recovery }
   } catch (error) {
@@ -72,6 +81,7 @@ export function configureCache(db: Database.Database): void {
   // disk that was a temporary file written with every page of sync: more than half of all the
   // bytes a first sync wrote, and about a tenth of the writer's time.
   db.pragma('temp_store = MEMORY')
+  limitWalFile(db)
 }
 
 /** Moves a cache that is not usable aside (the caller has closed it). */
@@ -84,10 +94,8 @@ export function setAside(
 }
 
 /** What makes an existing cache unusable at first sight, or null. */
-function problemOf(file: string): Omit<CacheRecovery, 'movedTo'> | null {
-  let db: Database.Database | undefined
+function problemOf(db: Database.Database, file: string): Omit<CacheRecovery, 'movedTo'> | null {
   try {
-    db = new Database(file)
     db.prepare('SELECT count(*) FROM sqlite_schema').get()
     const version = db.pragma('user_version', { simple: true }) as number
     if (version > cacheMigrations.length) {
@@ -102,8 +110,6 @@ function problemOf(file: string): Omit<CacheRecovery, 'movedTo'> | null {
     throw new AppError('storage', `Cannot check the cache ${file}: ${(error as Error).message}`, {
       cause: error,
     })
-  } finally {
-    db?.close()
   }
 }
 

@@ -28,6 +28,14 @@ export interface CommitRequest {
   after?: number
 }
 
+/**
+ * The main thread's writes have grown the WAL, which its connection never checkpoints: the worker
+ * checkpoints it in its next idle moment (wal-checkpoints.ts).
+ */
+export interface Tidy {
+  tidy: true
+}
+
 /** Closes the worker's connection, which ends the worker (the main thread has nothing waiting). */
 export interface Retire {
   retire: true

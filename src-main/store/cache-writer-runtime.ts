@@ -2,28 +2,38 @@ import type { MessagePort } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import { AppError, type ErrorValue } from '../shared/app-error.ts'
 import { configureCache } from './cache-database.ts'
-import type { CommitAnswer, CommitRequest, Retire, Settled } from './cache-writer-protocol.ts'
+import type { CommitAnswer, CommitRequest, Retire, Settled, Tidy } from './cache-writer-protocol.ts'
 import type { CacheWrite } from './write-batch.ts'
 import { CacheWrites } from './cache-writes.ts'
 import { IdleSearchMerging } from './search-merging.ts'
+import { checkpointIdle, deferCheckpoints } from './wal-checkpoints.ts'
 import { runWrites } from './write-batch.ts'
 
 /**
  * The cache writer's worker: its own connection to the cache file, committing each batch of
  * writes in one immediate transaction, one batch at a time, in the order they came, and merging
- * the search index when it has nothing else to do; then it says it has settled.
+ * the search index and checkpointing the WAL when it has nothing else to do (wal-checkpoints.ts);
+ * then it says it has settled.
  */
 export function runCacheWriter(port: MessagePort, file: string): void {
   const db = new Database(file, { fileMustExist: true })
   configureCache(db)
+  deferCheckpoints(db)
   const writes = new CacheWrites(db)
-  const merging = new IdleSearchMerging(db, () => port.postMessage({ settled: true } as Settled))
+  const merging = new IdleSearchMerging(db, () => {
+    checkpointIdle(db)
+    port.postMessage({ settled: true } as Settled)
+  })
   const commit = db.transaction((request: CommitRequest) => runWrites(writes, request.writes))
   /** Batches that failed, which later batches may depend on (see CommitRequest.after). */
   const failed = new Set<number>()
   /** The writes of batches whose last part has not come yet. */
   const partial = new Map<number, CacheWrite[]>()
-  port.on('message', (message: CommitRequest | Retire) => {
+  port.on('message', (message: CommitRequest | Retire | Tidy) => {
+    if ('tidy' in message) {
+      merging.wake()
+      return
+    }
     merging.busy()
     if ('retire' in message) {
       db.close()

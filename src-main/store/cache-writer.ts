@@ -6,6 +6,7 @@ import {
   type CommitAnswer,
   type CommitRequest,
   type Retire,
+  type Tidy,
   type WriterMessage,
 } from './cache-writer-protocol.ts'
 import cacheWriterPath from './cache-writer-worker.ts?modulePath'
@@ -84,6 +85,17 @@ export class CacheWriter {
    */
   warmUp(): void {
     if (!this.#closed) this.#started()
+  }
+
+  /**
+   * The main thread's writes have grown the WAL: the worker (started if need be) checkpoints it
+   * once idle, since the main thread's connection never does (wal-checkpoints.ts).
+   */
+  tidy(): void {
+    if (this.#closed) return
+    if (this.#worker) this.#worker.postMessage({ tidy: true } satisfies Tidy)
+    // A worker that starts looks at the index and the WAL once idle, then stops again.
+    else this.#started()
   }
 
   /**

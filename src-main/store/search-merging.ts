@@ -58,12 +58,19 @@ export class IdleSearchMerging {
   idle(): void {
     this.busy()
     this.#timer = setTimeout(() => {
+      this.#timer = undefined
       if (this.#segments() > segmentsWorthMerging) this.#next()
       else this.#settled()
     }, idleBeforeMergingMs)
   }
 
+  /** As idle, unless a look is on its way already (which another call would only put off). */
+  wake(): void {
+    if (this.#timer === undefined && this.#stepping === undefined) this.idle()
+  }
+
   #next(): void {
+    this.#stepping = undefined
     // Fewer than two changes: nothing was left to merge (the FTS5 'merge' command's contract).
     if (this.#step() < 2) {
       this.#settled()

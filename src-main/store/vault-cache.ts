@@ -11,6 +11,7 @@ import { SearchIndex, type SearchOptions, type SearchResult } from './search-ind
 import { SearchQueryPlanner } from './search-query.ts'
 import { StructureIndexRepository } from './structure-index-repository.ts'
 import { SyncState, type VaultSync } from './sync-state.ts'
+import { watchMainWrites } from './wal-checkpoints.ts'
 
 export { connectionVaultId, type ApplyPageOptions, type AppliedPage } from './cache-writes.ts'
 
@@ -31,6 +32,7 @@ export class VaultCache {
   readonly #queries: RecordQueries
   readonly #links: RecordLinks
   readonly #search: SearchIndex
+  readonly #stopWatchingWrites: () => void
 
   /**
    * Opens the cache at `file`. One that is not a database, or was written by a newer Vault Desk,
@@ -52,6 +54,7 @@ export class VaultCache {
     this.#links = new RecordLinks(this.#queries)
     this.#search = new SearchIndex(db, this.#planner)
     this.writer = new CacheWriter(file, () => this.#planner.invalidate())
+    this.#stopWatchingWrites = watchMainWrites(file, () => this.writer.tidy())
   }
 
   /**
@@ -165,6 +168,7 @@ export class VaultCache {
    * no connection to it is left open.
    */
   async close(): Promise<void> {
+    this.#stopWatchingWrites()
     this.#db.close()
     await this.writer.close()
   }

@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
+import { walKeptBytes } from '../../src-main/store/wal-checkpoints.ts'
 import { WriteBatch } from '../../src-main/store/write-batch.ts'
 import { moleculeRecords } from './fixtures/molecule-records.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
@@ -185,6 +188,82 @@ describe('the cache writer: sync commits pages in a worker thread', () => {
     expect(store.search('VD-0000499').hits.map((hit) => hit.id)).toEqual([499])
     expect(store.list('molecules', 1, { text: 'VD-00003' }).total).toBe(100)
   })
+
+  it('leaves checkpoints to its idle time, and the main thread never checkpoints', async () => {
+    const store = openCache()
+    await store.writer.applyPage('molecules', 1, moleculeRecords(1))
+    const fileSize = () => fs.statSync(cacheFile).size
+    const walSize = () => fs.statSync(`${cacheFile}-wal`).size
+    const sizeBefore = fileSize()
+    // Well past SQLite's usual checkpoint every 1000 pages (8 MB here).
+    for (let page = 0; page < 12; page++) {
+      await store.writer.applyPage('molecules', 1, moleculeRecords(1000, 2 + page * 1000))
+    }
+    store.applyPage('projects', 1, [{ id: 1, name: 'Written by the outbox' }])
+    expect(walSize()).toBeGreaterThan(2 * walKeptBytes)
+    expect(fileSize()).toBe(sizeBefore)
+
+    await vi.waitFor(() => expect(fileSize()).toBeGreaterThan(sizeBefore + walKeptBytes), {
+      timeout: 15_000,
+      interval: 100,
+    })
+    const copy = new Database(cacheFile, { readonly: true })
+    try {
+      const molecules = copy.prepare('SELECT count(*) FROM molecules').pluck().get()
+      expect(molecules).toBe(12_001)
+    } finally {
+      copy.close()
+    }
+    // The WAL starts over at the next commit, and its file gives back what it grew by.
+    await store.writer.applyPage('molecules', 1, moleculeRecords(1, 20_000))
+    expect(walSize()).toBeLessThanOrEqual(walKeptBytes)
+    expect(store.counts()[1]).toMatchObject({ molecules: 12_002, projects: 1 })
+  }, 30_000)
+
+  it('checkpoints what the main thread wrote once it has grown the WAL, then stops again', async () => {
+    const store = openCache()
+    const fileSize = () => fs.statSync(cacheFile).size
+    const sizeBefore = fileSize()
+    for (let page = 0; page < 12; page++) {
+      store.applyPage('molecules', 1, moleculeRecords(1000, 1 + page * 1000))
+    }
+    expect(fileSize()).toBe(sizeBefore)
+    expect(store.writer.running).toBe(false)
+    await vi.waitFor(() => expect(fileSize()).toBeGreaterThan(sizeBefore + walKeptBytes), {
+      timeout: 15_000,
+      interval: 100,
+    })
+    await vi.waitFor(() => expect(store.writer.running).toBe(false), {
+      timeout: 25_000,
+      interval: 200,
+    })
+    expect(store.counts()[1]?.molecules).toBe(12_000)
+  }, 45_000)
+
+  it('opens a cache whose writer was killed midway without checkpointing on the main thread', async () => {
+    cacheFile = path.join(temporaryDirectory(), 'cache.db')
+    const child = spawn(
+      process.execPath,
+      [path.join(import.meta.dirname, 'write-then-crash-child.ts'), cacheFile, '12'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let said = ''
+    child.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()))
+    await new Promise((resolve) => child.once('exit', resolve))
+    expect(said).toBe('committed\n')
+    const fileSize = () => fs.statSync(cacheFile).size
+    const sizeBefore = fileSize()
+    expect(fs.statSync(`${cacheFile}-wal`).size).toBeGreaterThan(2 * walKeptBytes)
+
+    const store = (cache = VaultCache.open(cacheFile).cache)
+    expect(fileSize()).toBe(sizeBefore)
+    expect(store.counts()[1]?.molecules).toBe(12_000)
+    // The writer's worker checkpoints it instead, once the main thread has seen the WAL.
+    await vi.waitFor(() => expect(fileSize()).toBeGreaterThan(sizeBefore + walKeptBytes), {
+      timeout: 15_000,
+      interval: 100,
+    })
+  }, 45_000)
 
   it('starts its worker ahead of the batches about to come', async () => {
     const store = openCache()
