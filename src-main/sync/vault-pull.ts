@@ -79,10 +79,10 @@ export async function pullVault(options: VaultPullOptions): Promise<VaultPullRes
   // What stops one lane stops the other at once, as a cancel would.
   const lanes = new AbortController()
   const outer = context.call.signal
-  const cancel = () => lanes.abort(outer?.reason)
-  if (outer?.aborted) cancel()
-  outer?.addEventListener('abort', cancel, { once: true })
-  const call = { ...context.call, signal: lanes.signal }
+  const call = {
+    ...context.call,
+    signal: outer ? AbortSignal.any([outer, lanes.signal]) : lanes.signal,
+  }
   const pull = new KindPull({ ...options, context: { ...context, call } })
   const refused = new Set<RecordKindName>()
   const failures = new Map<RecordKindName, string>()
@@ -113,11 +113,7 @@ export async function pullVault(options: VaultPullOptions): Promise<VaultPullRes
       }
     }
   }
-  try {
-    await Promise.all(kindLanes(kindPlans).map(runLane))
-  } finally {
-    outer?.removeEventListener('abort', cancel)
-  }
+  await Promise.all(kindLanes(kindPlans).map(runLane))
   const inPlanOrder = kindPlans.map((plan) => plan.kind)
   const result: VaultPullResult = {
     vaultId,

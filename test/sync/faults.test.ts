@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
-import { cachedIds, clientOf, pull, temporaryCache } from './support.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { cachedIds, clientOf, pull, startDemoSim, temporaryCache } from './support.ts'
 
 let sim: VaultSim
 beforeAll(async () => {
-  sim = await startVaultSim({
-    port: 0,
-    seed: 'demo',
-    exportTiming: { startDelayMs: 5, durationMs: 20 },
-  })
+  sim = await startDemoSim()
 })
 afterAll(() => sim.stop())
 

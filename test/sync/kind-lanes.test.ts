@@ -1,19 +1,13 @@
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiError } from '../../src-main/api/index.ts'
 import { silentLogger } from '../../src-main/shared/logger.ts'
 import { pullConnection } from '../../src-main/sync/connection-pull.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
-import { clientOf, temporaryCache } from './support.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { clientOf, simProxy, type SimProxy, startDemoSim, temporaryCache } from './support.ts'
 
 let sim: VaultSim
 beforeAll(async () => {
-  sim = await startVaultSim({
-    port: 0,
-    seed: 'demo',
-    exportTiming: { startDelayMs: 5, durationMs: 20 },
-  })
+  sim = await startDemoSim()
 })
 afterAll(() => sim.stop())
 
@@ -25,45 +19,17 @@ const moleculeListing = /^\/api\/v1\/vaults\/\d+\/molecules(\/query)?(\?|$)/
  * settles, then forwards them, and answers those `lost` picks by closing the connection, as a
  * network gone would; the others go through at once.
  */
-async function gatedProxy(
+function gatedProxy(
   held: (url: string) => boolean,
   released: Promise<void>,
   lost: (url: string) => boolean = () => false,
-): Promise<{ baseUrl: string; close: () => Promise<void> }> {
-  const target = new URL(sim.baseUrl)
-  const server = http.createServer((request, response) => {
-    const forward = () => {
-      const forwarded = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: request.method,
-          path: request.url,
-          headers: request.headers,
-        },
-        (answer) => {
-          response.writeHead(answer.statusCode ?? 502, answer.headers)
-          answer.pipe(response)
-        },
-      )
-      forwarded.on('error', () => response.destroy())
-      request.pipe(forwarded)
-    }
+): Promise<SimProxy> {
+  return simProxy(sim, (request, forward) => {
     const url = request.url ?? ''
     if (lost(url)) request.socket.destroy()
     else if (held(url)) void released.then(forward)
     else forward()
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    baseUrl: `http://127.0.0.1:${port}${target.pathname}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
 }
 
 describe('the kinds of a vault, pulled in two lanes side by side', () => {

@@ -91,32 +91,40 @@ export function cachedIds(cache: VaultCache, kind: string, vaultId: number): num
   }
 }
 
+export interface SimProxy {
+  baseUrl: string
+  close(): Promise<void>
+}
+
 /**
- * The simulator seen through a proxy that stamps each answer's `Date` header with the simulator's
- * own clock, as a real server's Date and timestamps come from one clock. The simulator itself
- * stamps the wall clock, which tests that freeze or move its clock would then see disagree.
+ * The simulator seen through a proxy on loopback. `handle` gets each request with `forward`,
+ * which passes it on and answers with what the simulator answered, its headers through
+ * `headersOf`; by default every request is forwarded as it comes.
  */
-export async function simClockProxy(
+export async function simProxy(
   sim: VaultSim,
-): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+  handle: (request: http.IncomingMessage, forward: () => void) => void = (_, forward) => forward(),
+  headersOf: (headers: http.IncomingHttpHeaders) => http.OutgoingHttpHeaders = (headers) => headers,
+): Promise<SimProxy> {
   const target = new URL(sim.baseUrl)
   const server = http.createServer((request, response) => {
-    const forwarded = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: request.method,
-        path: request.url,
-        headers: request.headers,
-      },
-      (answer) => {
-        const date = new Date(sim.clock.nowMillis()).toUTCString()
-        response.writeHead(answer.statusCode ?? 502, { ...answer.headers, date })
-        answer.pipe(response)
-      },
-    )
-    forwarded.on('error', () => response.destroy())
-    request.pipe(forwarded)
+    handle(request, () => {
+      const forwarded = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: request.method,
+          path: request.url,
+          headers: request.headers,
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, headersOf(answer.headers))
+          answer.pipe(response)
+        },
+      )
+      forwarded.on('error', () => response.destroy())
+      request.pipe(forwarded)
+    })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
@@ -128,6 +136,27 @@ export async function simClockProxy(
         server.close(() => resolve())
       }),
   }
+}
+
+/**
+ * The simulator seen through a proxy that stamps each answer's `Date` header with the simulator's
+ * own clock, as a real server's Date and timestamps come from one clock. The simulator itself
+ * stamps the wall clock, which tests that freeze or move its clock would then see disagree.
+ */
+export function simClockProxy(sim: VaultSim): Promise<SimProxy> {
+  return simProxy(sim, undefined, (headers) => ({
+    ...headers,
+    date: new Date(sim.clock.nowMillis()).toUTCString(),
+  }))
+}
+
+/** The demo seed's simulator, its exports made in a few tens of milliseconds. */
+export function startDemoSim(): Promise<VaultSim> {
+  return startVaultSim({
+    port: 0,
+    seed: 'demo',
+    exportTiming: { startDelayMs: 5, durationMs: 20 },
+  })
 }
 
 export interface ClockedDemoVault {
@@ -146,14 +175,10 @@ export interface ClockedDemoVault {
  */
 export function useClockedDemoVault(): ClockedDemoVault {
   const demo = {} as ClockedDemoVault
-  let proxy: Awaited<ReturnType<typeof simClockProxy>>
+  let proxy: SimProxy
   let dispose: () => Promise<void>
   beforeAll(async () => {
-    demo.sim = await startVaultSim({
-      port: 0,
-      seed: 'demo',
-      exportTiming: { startDelayMs: 5, durationMs: 20 },
-    })
+    demo.sim = await startDemoSim()
     proxy = await simClockProxy(demo.sim)
     demo.main = demo.sim.cast.vaults.main.id
   })
