@@ -47,7 +47,12 @@ export const defaultReferenceRefreshMs = 3_600_000
 export async function pullConnection(
   options: ConnectionPullOptions,
 ): Promise<ConnectionPullResult> {
-  const { client, cache, log, signal, observer } = options
+  const { client, cache, log, observer } = options
+  // The vault list is stored while the vaults' pulls begin, since the cache writer may still be
+  // starting (that start took a tenth of a first sync); should the list fail to be stored, they
+  // stop and the pull throws why.
+  const listNotStored = new AbortController()
+  const signal = AbortSignal.any([options.signal, listNotStored.signal])
   const call = { signal, priority: 'background' as const }
   const refresh = {
     intervalMs: options.referenceRefreshMs ?? defaultReferenceRefreshMs,
@@ -56,11 +61,14 @@ export async function pullConnection(
   const clock = new ServerClock(client, log)
   // It loads while the first requests are out.
   cache.writer.warmUp()
+  let listStored: Promise<void> = Promise.resolve()
   try {
-    const vaults = await vaultList(options, refresh)
+    const list = await vaultList(options, refresh)
+    listStored = list.stored
+    listStored.catch((error: unknown) => listNotStored.abort(error))
     const wanted = options.vaultIds ? new Set(options.vaultIds) : null
     const results: ConnectionPullResult['vaults'] = []
-    for (const vault of vaults) {
+    for (const vault of list.vaults) {
       if (wanted && !wanted.has(vault.id)) continue
       const result = await pullVault({
         cache,
@@ -77,17 +85,25 @@ export async function pullConnection(
       })
       results.push({ ...result, name: vault.name ?? null })
     }
+    await listStored
     return { vaults: results }
+  } catch (error) {
+    // A pull stopped because the list was not stored: that is what went wrong.
+    await listStored
+    throw error
   } finally {
     clock.stop()
   }
 }
 
-/** The vaults the token reaches: asked when the refresh is due, else as cached. */
+/**
+ * The vaults the token reaches, asked when the refresh is due, else as cached; with the commit
+ * that stores a list asked, handed to the writer and not awaited (see pullConnection).
+ */
 async function vaultList(
   options: ConnectionPullOptions,
   refresh: { intervalMs: number; all: boolean },
-): Promise<Vault[]> {
+): Promise<{ vaults: Vault[]; stored: Promise<void> }> {
   const { client, cache, signal, observer } = options
   const cursor = readKindCursor(cache.cursor('vaults', connectionVaultId))
   const due =
@@ -95,18 +111,18 @@ async function vaultList(
     !cursor.checkedAt ||
     Date.now() - Date.parse(cursor.checkedAt) >= refresh.intervalMs
   if (!due) {
-    return cache
+    const vaults = cache
       .list('vaults', connectionVaultId, { sort: 'id', limit: 1000 })
       .records.map((record) => ({
         id: Number(record.id),
         ...(typeof record.name === 'string' ? { name: record.name } : {}),
       }))
+    return { vaults, stored: Promise.resolve() }
   }
   const vaults = await client.vaults.list({ signal, priority: 'background' })
   const checked: KindCursor = { since: null, pass: null, checkedAt: new Date().toISOString() }
-  await cache.writer.commit(
-    new WriteBatch().replaceVaults(vaults).saveCursor('vaults', connectionVaultId, checked),
-  )
-  observer.changed(connectionVaultId, 'vaults')
-  return vaults
+  const stored = cache.writer
+    .commit(new WriteBatch().replaceVaults(vaults).saveCursor('vaults', connectionVaultId, checked))
+    .then(() => observer.changed(connectionVaultId, 'vaults'))
+  return { vaults, stored }
 }
