@@ -219,6 +219,27 @@ describe('exports', () => {
     )
   })
 
+  it('drops unread the records read already another way, and still names a record by its place', async () => {
+    const { api } = await exportService(() => ({
+      statuses: ['finished'],
+      // The first two are never parsed: the broken one would otherwise be a fault.
+      body: '[{"id": 1, "name": broken}, {"id":2}, {"id":3,"name":"caffeine"}, {"id":"x"}]',
+    }))
+    const finished = await clientFor(api).molecules.export(1, {})
+    const read: unknown[] = []
+    const error = await failure(
+      (async () => {
+        for await (const { record } of finished.recordsWithText({}, { skipThroughId: 2 })) {
+          read.push(record)
+        }
+      })(),
+    )
+    expect(read).toEqual([{ id: 3, name: 'caffeine' }])
+    expect(error.message).toBe(
+      'molecules.export: export 1: unexpected record: [3].id: expected an integer, got "x".',
+    )
+  })
+
   it('names a record whose shape breaks', async () => {
     const { api } = await exportService(() => ({
       statuses: ['finished'],

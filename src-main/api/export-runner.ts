@@ -3,7 +3,7 @@ import { AppError } from '../shared/app-error.ts'
 import type { Logger } from '../shared/logger.ts'
 import { sleep } from './backoff.ts'
 import { ApiError } from './errors.ts'
-import { JsonStreamError, jsonArrayBatches } from './json-array-stream.ts'
+import { JsonStreamError, jsonArrayBatches, type ScannerOptions } from './json-array-stream.ts'
 import {
   exportIdOf,
   exportStateOf,
@@ -156,13 +156,20 @@ export class FinishedExport<T> {
     for await (const { record } of this.recordsWithText(options)) yield record
   }
 
-  /** The records of a JSON export as they stream in, each with its text where it is exact. */
-  async *recordsWithText(options: CallOptions = {}): AsyncGenerator<RecordWithText<T>> {
+  /**
+   * The records of a JSON export as they stream in, each with its text where it is exact. With
+   * `skipThroughId`, records read already another way are dropped unread (ScannerOptions).
+   */
+  async *recordsWithText(
+    options: CallOptions = {},
+    scanning: ScannerOptions = {},
+  ): AsyncGenerator<RecordWithText<T>> {
     const download = await this.#exports.download(this.vaultId, this.exportId, options)
     let index = 0
     try {
       // A batch per chunk: one step of the chunk generators per chunk, not per record.
-      for await (const { records, texts } of jsonArrayBatches(download.chunks)) {
+      for await (const { records, texts, skipped } of jsonArrayBatches(download.chunks, scanning)) {
+        index += skipped
         for (let at = 0; at < records.length; at++) {
           const value = records[at]
           const replaced = replacedValues()

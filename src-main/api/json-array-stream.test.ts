@@ -162,6 +162,58 @@ describe('JsonArrayScanner', () => {
   })
 })
 
+describe('JsonArrayScanner skipping records read already (skipThroughId)', () => {
+  /** What a scan with skipThroughId hands out, in pieces of `pieceLength`. */
+  function skipInPieces(document: string, skipThroughId: number, pieceLength: number) {
+    const scanner = new JsonArrayScanner({ skipThroughId })
+    const pieces = []
+    for (let index = 0; index < document.length; index += pieceLength) {
+      pieces.push(scanner.take(document.slice(index, index + pieceLength)))
+    }
+    pieces.push(scanner.finish())
+    return {
+      records: pieces.flatMap((piece) => piece.records),
+      texts: pieces.flatMap((piece) => piece.texts),
+      skipped: pieces.reduce((sum, piece) => sum + piece.skipped, 0),
+      faults: pieces.flatMap((piece) => (piece.fault ? [piece.fault.message] : [])),
+    }
+  }
+
+  it('drops unread the records at the head whose text begins with an id at or below it', () => {
+    // Record 1 is not even JSON: dropped unread, it is no fault.
+    const document = '[{"id":1,"a":tru}, { "id" : 2 ,"b":[{"id":9}]},\n{"id":3,"c":1}, {"id":2}]'
+    for (const pieceLength of [1, 2, 5, 7, 13, document.length]) {
+      expect(skipInPieces(document, 2, pieceLength)).toEqual({
+        records: [{ id: 3, c: 1 }, { id: 2 }],
+        texts: ['{"id":3,"c":1}', '{"id":2}'],
+        skipped: 2,
+        faults: [],
+      })
+    }
+  })
+
+  it('stops skipping at a record that does not begin with its id, which comes with the rest', () => {
+    const document = '[{"id":1}, {"name":"x","id":2}, {"id":3}]'
+    expect(skipInPieces(document, 5, document.length)).toEqual({
+      records: [{ name: 'x', id: 2 }, { id: 3 }],
+      texts: ['{"name":"x","id":2}', '{"id":3}'],
+      skipped: 1,
+      faults: [],
+    })
+  })
+
+  it('keeps a record whose leading id is not an integer or too long, and finds a fault after the skipped ones', () => {
+    const document = '[{"id":1}, {"id":2.5}, {"id":3}, {"id":}]'
+    const scan = skipInPieces(document, 5, 4)
+    expect(scan.records).toEqual([{ id: 2.5 }, { id: 3 }])
+    expect(scan.skipped).toBe(1)
+    expect(scan.faults).toEqual([expect.stringContaining('record 3 is not valid JSON')])
+    // An id longer than a number holds exactly is not read at all.
+    const long = skipInPieces('[{"id":1234567890123456}, {"id":1}]', Number.MAX_SAFE_INTEGER, 9)
+    expect(long.records).toEqual([{ id: 1234567890123456 }, { id: 1 }])
+  })
+})
+
 describe('jsonArrayRecords', () => {
   it('decodes multi-byte characters split between chunks', async () => {
     const bytes = new TextEncoder().encode(JSON.stringify([{ name: '😀 ✓ é' }, { name: 'ß' }]))

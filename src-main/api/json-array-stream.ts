@@ -64,10 +64,27 @@ const recordThenComma = (() => {
   return new RegExp(String.raw`${value}(?:[ \t\n\r]*,[ \t\n\r]*)?`, 'y')
 })()
 
+/**
+ * A record whose text begins with its `id` member, an integer: a record can be dropped unread by
+ * this alone, as the first member of an object is one of its own.
+ */
+const leadingId = /\{[ \t\n\r]*"id"[ \t\n\r]*:[ \t\n\r]*(\d{1,15})[ \t\n\r]*[,}]/y
+
+export interface ScannerOptions {
+  /**
+   * Records already read another way: those whose text begins with an integer `id` at or below
+   * this are dropped unread (never parsed, so a fault within one is not found), the others come
+   * as always (a record that gives its id later comes too, for the caller to tell).
+   */
+  skipThroughId?: number
+}
+
 /** A batch of records, each with its JSON text as it came (`texts[i]` is `records[i]`'s). */
 export interface ScannedBatch {
   records: unknown[]
   texts: string[]
+  /** Records dropped unread (ScannerOptions.skipThroughId) before these, since the last batch. */
+  skipped: number
 }
 
 /** What one piece of text completed: its records, then the fault found after them if any. */
@@ -76,6 +93,8 @@ export interface ScannedPiece extends ScannedBatch {
 }
 
 export class JsonArrayScanner {
+  /** Cleared once a record is kept (see #skipLeading). */
+  #skipThroughId: number | undefined
   #text = ''
   /** Characters dropped from the front of #text so far: positions in errors are absolute. */
   #dropped = 0
@@ -92,9 +111,14 @@ export class JsonArrayScanner {
   #inEnvelope = false
   #foundArray = false
   #records = 0
-  /** Records parsed and not handed out yet, and their texts. */
+  /** Records parsed and not handed out yet, and their texts; records dropped unread before them. */
   #out: unknown[] = []
   #outTexts: string[] = []
+  #skipped = 0
+
+  constructor(options: ScannerOptions = {}) {
+    this.#skipThroughId = options.skipThroughId
+  }
 
   /** Feeds the next piece of text; answers the records it completes and any fault after them. */
   take(text: string): ScannedPiece {
@@ -143,9 +167,11 @@ export class JsonArrayScanner {
     }
     const records = this.#out
     const texts = this.#outTexts
+    const skipped = this.#skipped
     this.#out = []
     this.#outTexts = []
-    return fault ? { records, texts, fault } : { records, texts }
+    this.#skipped = 0
+    return fault ? { records, texts, skipped, fault } : { records, texts, skipped }
   }
 
   #run(atEnd: boolean): void {
@@ -333,11 +359,11 @@ export class JsonArrayScanner {
     }
   }
 
-  /** Parses the records completed so far in one go. */
+  /** Parses the records completed so far in one go (those to skip at their head left out). */
   #flush(): void {
-    const bounds = this.#bounds
-    if (bounds.length === 0) return
+    const bounds = this.#skipLeading(this.#bounds)
     this.#bounds = []
+    if (bounds.length === 0) return
     const text = this.#text
     let records: unknown[]
     try {
@@ -353,6 +379,27 @@ export class JsonArrayScanner {
       out.push(records[index])
       texts.push(text.slice(bounds[2 * index], bounds[2 * index + 1]))
     }
+  }
+
+  /**
+   * The bounds without the records at their head that ScannerOptions.skipThroughId drops. Records
+   * come in id order: the first one kept ends the skipping, so it costs one match per batch after.
+   */
+  #skipLeading(bounds: number[]): number[] {
+    const through = this.#skipThroughId
+    if (through === undefined) return bounds
+    let dropped = 0
+    for (; dropped < bounds.length; dropped += 2) {
+      leadingId.lastIndex = bounds[dropped]!
+      const id = leadingId.exec(this.#text)?.[1]
+      if (id === undefined || Number(id) > through) {
+        this.#skipThroughId = undefined
+        break
+      }
+    }
+    this.#records += dropped / 2
+    this.#skipped += dropped / 2
+    return dropped === 0 ? bounds : bounds.slice(dropped)
   }
 
   /** Parses the records of a batch that failed one by one, to name the record at fault. */
@@ -474,13 +521,14 @@ const workPerTurnMs = 4
  */
 export async function* jsonArrayBatches(
   chunks: AsyncIterable<Uint8Array>,
+  options: ScannerOptions = {},
 ): AsyncGenerator<ScannedBatch> {
   const text = new Utf8Chunks()
-  const scanner = new JsonArrayScanner()
+  const scanner = new JsonArrayScanner(options)
   let turnStarted = performance.now()
   for await (const chunk of chunks) {
     const { fault, ...batch } = scanner.take(text.decode(chunk))
-    if (batch.records.length > 0) yield batch
+    if (batch.records.length > 0 || batch.skipped > 0) yield batch
     if (fault) throw fault
     // Chunks the stream holds already come without a turn of the event loop in between.
     if (performance.now() - turnStarted > workPerTurnMs) {
@@ -490,7 +538,7 @@ export async function* jsonArrayBatches(
   }
   text.end()
   const { fault, ...batch } = scanner.finish()
-  if (batch.records.length > 0) yield batch
+  if (batch.records.length > 0 || batch.skipped > 0) yield batch
   if (fault) throw fault
 }
 

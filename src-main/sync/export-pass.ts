@@ -41,7 +41,9 @@ export async function exportPass(
     await handedOver.add(commit(page, position, total, pageTexts))
   }
   try {
-    for await (const { record, text } of finished.recordsWithText(call)) {
+    // The records the pages read are dropped unread where their text shows the id first.
+    const scanning = readThrough === null ? {} : { skipThroughId: readThrough }
+    for await (const { record, text } of finished.recordsWithText(call, scanning)) {
       const id = idOf(record)
       if (readThrough !== null && id !== null && id <= readThrough) continue
       if (ordered && id !== null && ids.length > 0 && id <= ids.at(-1)!) ordered = false

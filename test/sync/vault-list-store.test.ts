@@ -55,7 +55,7 @@ describe('the vault list of a pull', () => {
         vaultIds: [main],
         observer: {
           progress: () => {},
-          changed: (vaultId, kind) => {
+          changed: (_vaultId, kind) => {
             if (kind === 'vaults') events.push('vaults changed')
           },
         },
