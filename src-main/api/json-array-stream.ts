@@ -383,7 +383,7 @@ export class JsonArrayScanner {
 
   /**
    * The bounds without the records at their head that ScannerOptions.skipThroughId drops. Records
-   * come in id order: the first one kept ends the skipping, so it costs one match per batch after.
+   * come in id order: the first one kept ends the skipping, which costs nothing after that.
    */
   #skipLeading(bounds: number[]): number[] {
     const through = this.#skipThroughId

@@ -39,7 +39,8 @@ describe('the vault list of a pull', () => {
     const events: string[] = []
     // Stored only once a request of the vault went out: a pull that waited for the list to be
     // stored first would wait here until the fallback.
-    const fallback = new Promise<void>((resolve) => setTimeout(resolve, 5_000))
+    let timer: NodeJS.Timeout | undefined
+    const fallback = new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))
     interceptVaultList(cache.writer, async (store) => {
       await Promise.race([requested.then(() => events.push('vault requested')), fallback])
       const results = await store()
@@ -68,6 +69,7 @@ describe('the vault list of a pull', () => {
         .records.map((vault) => vault.id)
       expect(stored).toContain(main)
     } finally {
+      clearTimeout(timer)
       await proxy.close()
       await dispose()
     }
