@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AppError } from '../../src-main/shared/app-error.ts'
-import { silentLogger } from '../../src-main/shared/logger.ts'
 import type { CacheWriter } from '../../src-main/store/cache-writer.ts'
 import { connectionVaultId } from '../../src-main/store/vault-cache.ts'
 import type { WriteBatch } from '../../src-main/store/write-batch.ts'
-import { pullConnection } from '../../src-main/sync/connection-pull.ts'
 import type { VaultSim } from '../../src-sim/index.ts'
-import { clientOf, simProxy, startDemoSim, temporaryCache } from './support.ts'
+import { clientOf, pull, simProxy, startDemoSim, temporaryCache } from './support.ts'
 
 let sim: VaultSim
 beforeAll(async () => {
@@ -48,11 +46,7 @@ describe('the vault list of a pull', () => {
       return results
     })
     try {
-      const result = await pullConnection({
-        client: clientOf(sim, 'admin', { baseUrl: proxy.baseUrl }),
-        cache,
-        log: silentLogger,
-        signal: new AbortController().signal,
+      const result = await pull(clientOf(sim, 'admin', { baseUrl: proxy.baseUrl }), cache, {
         vaultIds: [main],
         observer: {
           progress: () => {},
@@ -81,15 +75,7 @@ describe('the vault list of a pull', () => {
     const failure = new AppError('storage', 'The disk is full.')
     interceptVaultList(cache.writer, () => Promise.reject(failure))
     try {
-      const pulled = pullConnection({
-        client: clientOf(sim),
-        cache,
-        log: silentLogger,
-        signal: new AbortController().signal,
-        vaultIds: [main],
-        observer: { progress: () => {}, changed: () => {} },
-      })
-      await expect(pulled).rejects.toBe(failure)
+      await expect(pull(clientOf(sim), cache, { vaultIds: [main] })).rejects.toBe(failure)
       expect(cache.lastSyncs()).toEqual([])
     } finally {
       await dispose()
