@@ -180,15 +180,26 @@ const createRecordsAndSearch: Migration = (db: Database.Database) => {
 }
 
 /**
+ * Step 5: the search index merges its segments only when a level holds 16 (FTS5's crisis merge),
+ * not every 4 (its automerge): every committed page adds a segment, and merging them 4 at a time
+ * rewrote each document more often, about a twentieth of the writer's time over a first sync, for
+ * as many segments at its end. IdleSearchMerging merges them into one once the writer is idle.
+ */
+const mergeSearchSegmentsLess: Migration = (db: Database.Database) => {
+  db.exec(`INSERT INTO search_index (search_index, rank) VALUES ('automerge', 0)`)
+}
+
+/**
  * The steps of the cache schema, in order. Step 1 made the first layout, which step 2 replaces
  * whole (sort columns for log P and run dates), so a fresh cache skips it. Step 3 adds the
  * structure index (fingerprints, properties and depictions of each vault's molecules, owned by the
  * chemistry code in structure-index-repository.ts); step 4 marks the molecules whose InChIKey
- * and properties are still to compute.
+ * and properties are still to compute; step 5 merges search segments less eagerly.
  */
 export const cacheMigrations: readonly Migration[] = [
   () => {},
   createRecordsAndSearch,
   structureIndexMigration,
   structureDetailsMigration,
+  mergeSearchSegmentsLess,
 ]

@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3'
 
 /**
- * Segments of the search index past which it is merged into one. Every committed page adds one
- * and FTS5's own merging keeps a few per level; a query reads every segment of every term it
- * expands to, and at 250k molecules thirteen segments made typing four times slower than one.
+ * Segments of the search index past which it is merged into one. Every committed page adds one,
+ * and FTS5 merges a level only once 16 gather there (cache-schema.ts, step 5); a query reads every
+ * segment of every term it expands to, and at 250k molecules thirteen segments made typing four
+ * times slower than one.
  */
 const segmentsWorthMerging = 8
 /** How long the writer waits for more pages before it looks at the index. */

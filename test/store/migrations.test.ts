@@ -52,6 +52,31 @@ describe('cache schema migrations', () => {
     db.close()
   })
 
+  it('leaves merging search segments to crisis merges, in a fresh cache and an upgraded one', () => {
+    const automerge = (file: string) => {
+      const db = new Database(file, { readonly: true })
+      try {
+        return db.prepare("SELECT v FROM search_index_config WHERE k = 'automerge'").pluck().get()
+      } finally {
+        db.close()
+      }
+    }
+    const fresh = path.join(temporaryDirectory(), 'fresh.db')
+    VaultCache.open(fresh).cache.close()
+    expect(automerge(fresh)).toBe(0)
+
+    const earlier = path.join(temporaryDirectory(), 'earlier.db')
+    const db = new Database(earlier)
+    migrate(db, cacheMigrations.slice(0, 4), 'the cache')
+    db.close()
+    expect(automerge(earlier)).toBeUndefined()
+    const { cache } = VaultCache.open(earlier)
+    cache.applyPage('molecules', 1, moleculeRecords(3))
+    expect(cache.search('VD-0000002').hits.map((hit) => hit.id)).toEqual([2])
+    cache.close()
+    expect(automerge(earlier)).toBe(0)
+  })
+
   it('empties a cache of the first layout, which the next sync then pulls again', () => {
     const file = path.join(temporaryDirectory(), 'cache.db')
     const old = new Database(file)
