@@ -5,6 +5,11 @@ export interface Page<T> {
   count: number | undefined
   offset: number | undefined
   objects: T[]
+  /**
+   * The server's JSON text of each object, undefined where the reader changed it; found when
+   * asked (for a caller that stores records as they came, instead of serializing them again).
+   */
+  texts?: () => readonly (string | undefined)[]
 }
 
 function envelopeObjects(value: Record<string, unknown>): unknown {

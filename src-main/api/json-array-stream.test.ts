@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { JsonArrayScanner, jsonArrayRecords } from './json-array-stream.ts'
+import { JsonArrayScanner, jsonArrayRecords, recordTexts } from './json-array-stream.ts'
 
 function scanInPieces(document: string, pieceLength: number): unknown[] {
   const scanner = new JsonArrayScanner()
@@ -159,6 +159,27 @@ describe('JsonArrayScanner', () => {
     for (const pieceLength of [1, 7, 100, 4096, document.length]) {
       expect(scanInPieces(document, pieceLength)).toEqual(records)
     }
+  })
+})
+
+describe('recordTexts', () => {
+  it('finds the text of each record of a whole document without parsing it', () => {
+    let deep: unknown = { leaf: '} ] { [' }
+    for (let level = 0; level < 12; level++) deep = level % 2 ? { level, deep } : [level, deep]
+    const texts = [...trickyRecords, deep, { id: 9, list: [] }].map((record, index) =>
+      JSON.stringify(record, null, index % 2 === 0 ? undefined : 2),
+    )
+    expect(
+      recordTexts(`{"count": 9, "objects": [\n ${texts.join(' ,\n\t')} \r\n], "x": 0}`),
+    ).toEqual(texts)
+    expect(recordTexts(`[${texts.join(',')}]`)).toEqual(texts)
+    expect(recordTexts('{"objects": []}')).toEqual([])
+  })
+
+  it('answers undefined for what is not a document of records', () => {
+    expect(recordTexts('{"count": 3}')).toBeUndefined()
+    expect(recordTexts('[{"id": 1}, {"id": 2}')).toBeUndefined()
+    expect(recordTexts('[{"id": 1}] [')).toBeUndefined()
   })
 })
 

@@ -77,6 +77,11 @@ export interface ScannerOptions {
    * as always (a record that gives its id later comes too, for the caller to tell).
    */
   skipThroughId?: number
+  /**
+   * Find the records' texts without parsing them (`records` stays empty): for a document parsed
+   * already, whose records are only wanted as text.
+   */
+  textsOnly?: boolean
 }
 
 /** A batch of records, each with its JSON text as it came (`texts[i]` is `records[i]`'s). */
@@ -95,6 +100,7 @@ export interface ScannedPiece extends ScannedBatch {
 export class JsonArrayScanner {
   /** Cleared once a record is kept (see #skipLeading). */
   #skipThroughId: number | undefined
+  readonly #textsOnly: boolean
   #text = ''
   /** Characters dropped from the front of #text so far: positions in errors are absolute. */
   #dropped = 0
@@ -118,6 +124,7 @@ export class JsonArrayScanner {
 
   constructor(options: ScannerOptions = {}) {
     this.#skipThroughId = options.skipThroughId
+    this.#textsOnly = options.textsOnly === true
   }
 
   /** Feeds the next piece of text; answers the records it completes and any fault after them. */
@@ -365,6 +372,13 @@ export class JsonArrayScanner {
     this.#bounds = []
     if (bounds.length === 0) return
     const text = this.#text
+    if (this.#textsOnly) {
+      for (let index = 0; index < bounds.length; index += 2) {
+        this.#outTexts.push(text.slice(bounds[index], bounds[index + 1]))
+      }
+      this.#records += bounds.length / 2
+      return
+    }
     let records: unknown[]
     try {
       records = JSON.parse(`[${text.slice(bounds[0], bounds.at(-1))}]`) as unknown[]
@@ -431,6 +445,19 @@ export class JsonArrayScanner {
 function* handOut({ records, fault }: ScannedPiece): Generator<unknown> {
   yield* records
   if (fault) throw fault
+}
+
+/**
+ * The text of each record of a whole JSON document (an array of records, or an object with one
+ * in `objects`), found without parsing them: for a document parsed already. Undefined when the
+ * document is not one.
+ */
+export function recordTexts(document: string): string[] | undefined {
+  const scanner = new JsonArrayScanner({ textsOnly: true })
+  const { texts, fault } = scanner.take(document)
+  if (fault) return undefined
+  const last = scanner.finish()
+  return last.fault ? undefined : texts.concat(last.texts)
 }
 
 /** Whether a character code is a blank or a comma (what separates records). */

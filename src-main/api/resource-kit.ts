@@ -1,9 +1,9 @@
 import type { ApiContext } from './api-context.ts'
-import { call } from './call.ts'
 import { page, type Page } from './envelope.ts'
+import { recordTexts } from './json-array-stream.ts'
 import type { ExportOptions, FinishedExport } from './export-runner.ts'
 import { Paginated, type PageWindow, type PagingOptions } from './paginated.ts'
-import type { Parser } from './shape.ts'
+import { readAnswer, replacedValues, type Parser } from './shape.ts'
 import type { CallOptions, RequestSpec } from './transport.ts'
 
 /** Options of calls that read every page of a list. */
@@ -26,13 +26,33 @@ export function queryRequest(operation: string, path: string, body: object): Req
   return { operation, method: 'POST', path: `${path}/query`, json: body, retry: 'idempotent' }
 }
 
-/** One page of a paged list. */
-export function fetchPage<T>(
+/** One page of a paged list, with its records' texts (Page.texts). */
+export async function fetchPage<T>(
   context: ApiContext,
   parse: Parser<T>,
   spec: RequestSpec,
 ): Promise<Page<T>> {
-  return call(context.transport, page(parse), spec)
+  const { value, text } = await context.transport.jsonWithText(spec)
+  const exact: boolean[] = []
+  const read = readAnswer(spec.operation, page(notingExact(parse, exact)), value)
+  return { ...read, texts: () => exactTexts(text, exact) }
+}
+
+/** `parse`, noting for each value read whether it came back exactly as it was (replacedValues). */
+function notingExact<T>(parse: Parser<T>, exact: boolean[]): Parser<T> {
+  return (value) => {
+    const replaced = replacedValues()
+    const read = parse(value)
+    exact.push(read === value && replacedValues() === replaced)
+    return read
+  }
+}
+
+/** The text of each record of the page (recordTexts) that was read exactly as it came. */
+function exactTexts(text: string, exact: readonly boolean[]): (string | undefined)[] {
+  const texts = recordTexts(text)
+  if (!texts || texts.length !== exact.length) return exact.map(() => undefined)
+  return texts.map((recordText, index) => (exact[index] ? recordText : undefined))
 }
 
 /** Every page of a paged list; `specFor` places the window in the body or the query string. */

@@ -99,12 +99,17 @@ export class Transport {
   }
 
   /** Sends a request and answers its parsed JSON body; an empty body answers undefined. */
-  json(spec: RequestSpec): Promise<unknown> {
+  async json(spec: RequestSpec): Promise<unknown> {
+    return (await this.jsonWithText(spec)).value
+  }
+
+  /** As `json`, with the body's text (for a caller that keeps records as the server wrote them). */
+  jsonWithText(spec: RequestSpec): Promise<{ value: unknown; text: string }> {
     return this.#send(spec, async (response) => {
       const text = await response.text()
-      if (text.trim() === '') return undefined
+      if (text.trim() === '') return { value: undefined, text }
       try {
-        return JSON.parse(text) as unknown
+        return { value: JSON.parse(text) as unknown, text }
       } catch (error) {
         throw new ApiError({
           kind: 'bad_response',

@@ -97,7 +97,7 @@ export async function pagedPass(
         (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
       const stopping = !finished && stopWhen()
       if (!finished && !stopping) pending = request(reached)
-      await handedOver.add(commit(records, reached, total))
+      await handedOver.add(commit(records, reached, total, page.texts?.()))
       position = reached
       if (ids) for (const record of records) pushId(ids, record)
       if (finished) {
