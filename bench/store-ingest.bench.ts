@@ -70,7 +70,7 @@ try {
       const stored = cache.writer.applyPage('molecules', vaultId, page, {
         cursor: { modifiedAfter: page.at(-1)!.modified_at },
       })
-      await handedOver.add(stored.then(() => {}))
+      await handedOver.add({ sent: cache.writer.sent(), committed: stored.then(() => {}) })
     }
     await handedOver.committed()
     eventLoopDelay.stop()

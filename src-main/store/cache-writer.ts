@@ -104,64 +104,23 @@ export class CacheWriter {
    */
   commit(batch: WriteBatch, options: CommitOptions = {}): Promise<CacheWriteResult[]> {
     const tracked: Tracked = { id: 0, worker: null, state: 'unsent' }
+    let settle!: Waiting
     const promise = new Promise<CacheWriteResult[]>((resolve, reject) => {
-      const settle: Waiting = {
-        resolve: (results) => {
-          tracked.state = 'committed'
-          resolve(results)
-        },
-        reject: (error) => {
-          tracked.state = 'failed'
-          reject(error)
-        },
-      }
-      const send = async () => {
-        const parts = serializedParts(batch.writes)
-        // The first part is made before anything is sent: a batch that cannot cross fails here.
-        let next = await parts.next()
-        if (this.#closed) throw new AppError('cancelled', `The cache ${this.#file} is closed.`)
-        const after = options.after ? this.#tracked.get(options.after) : undefined
-        if (after?.state === 'failed' || after?.state === 'unsent') {
-          throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
-        }
-        clearTimeout(this.#retiring)
-        const worker = this.#started()
-        const id = this.#nextId++
-        if (after?.state === 'sent' && after.worker !== worker) {
-          // Sent before this one to a worker that stopped since (and failed it).
-          throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
-        }
-        tracked.id = id
-        tracked.worker = worker
-        tracked.state = 'sent'
-        this.#waiting.set(id, settle)
-        worker.ref()
-        try {
-          // Each part crosses as it is made: the clone of a whole page held the thread too long.
-          for (;;) {
-            const writes = next.done ? [] : next.value
-            if (!next.done) next = await parts.next()
-            const request: CommitRequest = { id, writes, final: next.done === true }
-            // The worker knows whether that one committed (it may have failed meanwhile).
-            if (request.final && after && after.worker === worker) request.after = after.id
-            worker.postMessage(request)
-            if (request.final) break
-          }
-        } catch (error) {
-          worker.postMessage({
-            id,
-            writes: [],
-            final: true,
-            abandoned: true,
-          } satisfies CommitRequest)
-          this.#waiting.delete(id)
-          throw error
-        }
-      }
-      this.#sending = this.#sending.then(send).catch(settle.reject)
+      settle = settlement(tracked, resolve, reject)
     })
+    // Bound, not a closure here: what waits for the answer must not hold the batch (see send).
+    const send = this.#send.bind(this, batch, options, tracked, settle)
+    this.#sending = this.#sending.then(send).catch(settle.reject)
     this.#tracked.set(promise, tracked)
     return promise
+  }
+
+  /**
+   * Settles once every batch given so far has crossed to the worker (or failed to): its writes
+   * then wait there, not on the main thread.
+   */
+  sent(): Promise<void> {
+    return this.#sending
   }
 
   /** Commits one page (see WriteBatch.applyPage); `options.after` as for commit. */
@@ -181,6 +140,60 @@ export class CacheWriter {
     const tracked = this.#tracked.get(committed)
     if (tracked) this.#tracked.set(applied, tracked)
     return applied
+  }
+
+  /**
+   * Sends a batch to the worker a part at a time. The batch is held only while it is sent: its
+   * records die young, instead of living (and being promoted to the old generation, then
+   * collected by full GCs) until the worker commits the pages handed over before them.
+   */
+  async #send(
+    batch: WriteBatch,
+    options: CommitOptions,
+    tracked: Tracked,
+    settle: Waiting,
+  ): Promise<void> {
+    const parts = serializedParts(batch.writes)
+    // The first part is made before anything is sent: a batch that cannot cross fails here.
+    let next = await parts.next()
+    if (this.#closed) throw new AppError('cancelled', `The cache ${this.#file} is closed.`)
+    const after = options.after ? this.#tracked.get(options.after) : undefined
+    if (after?.state === 'failed' || after?.state === 'unsent') {
+      throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
+    }
+    clearTimeout(this.#retiring)
+    const worker = this.#started()
+    const id = this.#nextId++
+    if (after?.state === 'sent' && after.worker !== worker) {
+      // Sent before this one to a worker that stopped since (and failed it).
+      throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
+    }
+    tracked.id = id
+    tracked.worker = worker
+    tracked.state = 'sent'
+    this.#waiting.set(id, settle)
+    worker.ref()
+    try {
+      // Each part crosses as it is made: the clone of a whole page held the thread too long.
+      for (;;) {
+        const writes = next.done ? [] : next.value
+        if (!next.done) next = await parts.next()
+        const request: CommitRequest = { id, writes, final: next.done === true }
+        // The worker knows whether that one committed (it may have failed meanwhile).
+        if (request.final && after && after.worker === worker) request.after = after.id
+        worker.postMessage(request)
+        if (request.final) break
+      }
+    } catch (error) {
+      worker.postMessage({
+        id,
+        writes: [],
+        final: true,
+        abandoned: true,
+      } satisfies CommitRequest)
+      this.#waiting.delete(id)
+      throw error
+    }
   }
 
   /**
@@ -260,5 +273,23 @@ export class CacheWriter {
     const waiting = [...this.#waiting.values()]
     this.#waiting.clear()
     for (const { reject } of waiting) reject(error)
+  }
+}
+
+/** The callbacks that settle a commit, recording its outcome for batches that follow it. */
+function settlement(
+  tracked: Tracked,
+  resolve: (results: CacheWriteResult[]) => void,
+  reject: (error: Error) => void,
+): Waiting {
+  return {
+    resolve: (results) => {
+      tracked.state = 'committed'
+      resolve(results)
+    },
+    reject: (error) => {
+      tracked.state = 'failed'
+      reject(error)
+    },
   }
 }

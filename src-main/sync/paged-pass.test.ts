@@ -23,11 +23,13 @@ function listing() {
 /** A store whose commits the test settles by hand, in the order they were asked. */
 function heldStore() {
   const asked: { ids: number[]; settle: (error?: Error) => void }[] = []
-  const commit: CommitPage = (records) =>
-    new Promise<void>((resolve, reject) => {
+  const commit: CommitPage = (records) => ({
+    sent: Promise.resolve(),
+    committed: new Promise<void>((resolve, reject) => {
       const ids = records.map((record) => (record as { id: number }).id)
       asked.push({ ids, settle: (error) => (error ? reject(error) : resolve()) })
-    })
+    }),
+  })
   return { asked, commit }
 }
 

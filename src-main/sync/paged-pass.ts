@@ -1,6 +1,6 @@
 import type { Page, PageWindow } from '../api/index.ts'
 import { toId } from '../store/record-values.ts'
-import { HandedOverPages } from './handed-over-pages.ts'
+import { HandedOverPages, type HandedPage } from './handed-over-pages.ts'
 import type { PassPosition } from './kind-cursor.ts'
 
 /**
@@ -10,10 +10,10 @@ import type { PassPosition } from './kind-cursor.ts'
 export const pageSize = 1000
 
 /**
- * Stores one page with the position it brings the pass to, in one transaction; resolves once it
- * is committed. A pass calls it for its next pages before the last one is committed (see
- * HandedOverPages), so it must hand pages to the store in the order it is called and never commit
- * a page after one that failed (CacheWriter's `after`).
+ * Stores one page with the position it brings the pass to, in one transaction. A pass calls it
+ * for its next pages before the last one is committed (see HandedOverPages), so it must hand
+ * pages to the store in the order it is called and never commit a page after one that failed
+ * (CacheWriter's `after`).
  */
 export type CommitPage = (
   records: readonly unknown[],
@@ -21,7 +21,7 @@ export type CommitPage = (
   total: number | null,
   /** The server's JSON text of each record, where exact (see ApplyPageOptions.texts). */
   texts?: readonly (string | undefined)[],
-) => Promise<void>
+) => HandedPage
 
 export interface PassOutcome {
   position: PassPosition

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { walKeptBytes } from '../../src-main/store/wal-checkpoints.ts'
 import { WriteBatch } from '../../src-main/store/write-batch.ts'
+import { collected } from '../support/garbage.ts'
 import { moleculeRecords } from './fixtures/molecule-records.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
 
@@ -111,6 +112,31 @@ describe('the cache writer: sync commits pages in a worker thread', () => {
     expect(applied.stored).toBe(1)
     expect(applied.rejected.map((rejected) => rejected.index)).toEqual([1, 2])
     expect(store.get('molecules', 1, 1)).toEqual(good)
+  })
+
+  it("lets go of a page's records once sent, while the page waits for its turn to commit", async () => {
+    const store = openCache()
+    await store.writer.applyPage('molecules', 1, moleculeRecords(1))
+    // Another connection holds the write lock: the worker waits for it with the page in hand.
+    const other = new Database(cacheFile)
+    other.exec('BEGIN IMMEDIATE')
+    const refs: WeakRef<object>[] = []
+    const committed = store.writer.applyPage(
+      'molecules',
+      1,
+      moleculeRecords(300).map((record) => (refs.push(new WeakRef(record)), record)),
+      { cursor: { offset: 300 } },
+    )
+    let collectedWhileWaiting: boolean
+    try {
+      collectedWhileWaiting = await collected(refs)
+    } finally {
+      other.exec('COMMIT')
+      other.close()
+    }
+    await expect(committed).resolves.toMatchObject({ stored: 300 })
+    expect(collectedWhileWaiting).toBe(true)
+    expect(store.cursor('molecules', 1)).toEqual({ offset: 300 })
   })
 
   it('lets the main thread write single records while it commits pages', async () => {
