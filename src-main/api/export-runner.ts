@@ -11,7 +11,7 @@ import {
   type ExportProgress,
   type ExportsApi,
 } from './resources/exports.ts'
-import { replacedValues, ShapeError, type Parser } from './shape.ts'
+import { readExactly, ShapeError, type Parser } from './shape.ts'
 import type { CallOptions, Transport } from './transport.ts'
 
 export interface ExportPolling {
@@ -171,11 +171,9 @@ export class FinishedExport<T> {
       for await (const { records, texts, skipped } of jsonArrayBatches(download.chunks, scanning)) {
         index += skipped
         for (let at = 0; at < records.length; at++) {
-          const value = records[at]
-          const replaced = replacedValues()
-          const record = this.#read(value, index++)
-          const exact = record === value && replacedValues() === replaced
-          yield { record, text: exact ? texts[at] : undefined }
+          const { read, exact } = readExactly((value) => this.#read(value, index), records[at])
+          index++
+          yield { record: read, text: exact ? texts[at] : undefined }
         }
       }
     } catch (error) {

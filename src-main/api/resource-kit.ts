@@ -3,7 +3,7 @@ import { page, type Page } from './envelope.ts'
 import { recordTexts } from './json-array-stream.ts'
 import type { ExportOptions, FinishedExport } from './export-runner.ts'
 import { Paginated, type PageWindow, type PagingOptions } from './paginated.ts'
-import { readAnswer, replacedValues, type Parser } from './shape.ts'
+import { readAnswer, readExactly, type Parser } from './shape.ts'
 import type { CallOptions, RequestSpec } from './transport.ts'
 
 /** Options of calls that read every page of a list. */
@@ -38,12 +38,11 @@ export async function fetchPage<T>(
   return { ...read, texts: () => exactTexts(text, exact) }
 }
 
-/** `parse`, noting for each value read whether it came back exactly as it was (replacedValues). */
+/** `parse`, noting for each value read whether it came back exactly as it was (readExactly). */
 function notingExact<T>(parse: Parser<T>, exact: boolean[]): Parser<T> {
   return (value) => {
-    const replaced = replacedValues()
-    const read = parse(value)
-    exact.push(read === value && replacedValues() === replaced)
+    const { read, exact: unchanged } = readExactly(parse, value)
+    exact.push(unchanged)
     return read
   }
 }

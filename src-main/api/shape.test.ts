@@ -13,6 +13,7 @@ import {
   object,
   optional,
   readAnswer,
+  readExactly,
   replacedValues,
   string,
   timestamp,
@@ -182,6 +183,14 @@ describe('records in the client form and records to fix', () => {
     expect(replacedValues()).toBe(before + 3)
     molecule({ ...canonical(), batches: [{ id: 70, created_at: '2024-05-01 10:00:00' }] })
     expect(replacedValues()).toBe(before + 4)
+  })
+
+  it('tells a record read exactly as it came from one a reader changed', () => {
+    const unchanged = canonical()
+    expect(readExactly(molecule, unchanged)).toEqual({ read: unchanged, exact: true })
+    const changed = readExactly(molecule, { ...canonical(), synonyms: [12] })
+    expect(changed.exact).toBe(false)
+    expect(changed.read).toMatchObject({ synonyms: ['12'] })
   })
 
   it('names a fault deep in a record that starts in the client form', () => {

@@ -48,6 +48,19 @@ export function replacedValues(): number {
   return tally.replaced
 }
 
+/**
+ * Reads `value` with `read`, and tells whether what came back is exactly the value as it came (no
+ * reader replaced anything in it), so that its JSON text may be stored as it is.
+ */
+export function readExactly<T>(
+  read: (value: unknown) => T,
+  value: unknown,
+): { read: T; exact: boolean } {
+  const replaced = tally.replaced
+  const result = read(value)
+  return { read: result, exact: result === value && tally.replaced === replaced }
+}
+
 function checkOf(parse: Parser<unknown>): Check {
   return checks.get(parse) ?? Check.none
 }
