@@ -11,6 +11,7 @@ import {
 } from './cache-writer-protocol.ts'
 import cacheWriterPath from './cache-writer-worker.ts?modulePath'
 import type { ApplyPageOptions, AppliedPage } from './cache-writes.ts'
+import type { PageDraft } from './page-draft.ts'
 import { serializedParts, WriteBatch, type CacheWriteResult } from './write-batch.ts'
 
 /** Room for the objects of several pages (a page of molecules parses to about 10 MB). */
@@ -131,15 +132,27 @@ export class CacheWriter {
     options: ApplyPageOptions = {},
     commitOptions: CommitOptions = {},
   ): Promise<AppliedPage> {
-    const committed = this.commit(
-      new WriteBatch().applyPage(kind, vaultId, records, options),
-      commitOptions,
+    return this.#applied(
+      this.commit(new WriteBatch().applyPage(kind, vaultId, records, options), commitOptions),
     )
+  }
+
+  /** The AppliedPage of a batch of one page, standing for the same commit as an `after`. */
+  #applied(committed: Promise<CacheWriteResult[]>): Promise<AppliedPage> {
     const applied = committed.then(([result]) => result as AppliedPage)
     // It stands for the same commit, as an `after` of later batches.
     const tracked = this.#tracked.get(committed)
     if (tracked) this.#tracked.set(applied, tracked)
     return applied
+  }
+
+  /** Commits a page made ready as its records came (see PageDraft); as applyPage otherwise. */
+  applyDraft(
+    draft: PageDraft,
+    options: Omit<ApplyPageOptions, 'parentId' | 'texts'> = {},
+    commitOptions: CommitOptions = {},
+  ): Promise<AppliedPage> {
+    return this.#applied(this.commit(new WriteBatch().applyDraft(draft, options), commitOptions))
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   type AppliedPage,
   type CacheWrites,
 } from './cache-writes.ts'
+import { recordsPerPart, type PageDraft } from './page-draft.ts'
 import { joinParts, type PreparedPage } from './record-rows.ts'
 
 /**
@@ -51,16 +52,13 @@ export type BatchWrite =
       records: readonly unknown[]
       options: ApplyPageOptions
     }
+  | {
+      type: 'draft'
+      parts: readonly PreparedPage[]
+      options: Omit<ApplyPageOptions, 'parentId' | 'texts'>
+    }
   | { type: 'vaults'; records: readonly unknown[] }
   | Exclude<CacheWrite, PageWrite | VaultsWrite>
-
-/**
- * Records made ready and sent as one part of a page, between two yields to the event loop: about
- * a millisecond of work (parts of 128 held a busy machine's main thread past a frame at the 99th
- * percentile), so that handing a page of a thousand molecules to the writer never holds the main
- * thread for a frame. A multiple of the rows of one multi-row INSERT.
- */
-const recordsPerPart = 64
 
 /** Writes that commit together, in one transaction, or not at all. */
 export class WriteBatch {
@@ -82,6 +80,12 @@ export class WriteBatch {
       )
     }
     this.writes.push({ type: 'page', kind, vaultId, records, options })
+    return this
+  }
+
+  /** A page made ready as its records came (PageDraft); it can be handed over once. */
+  applyDraft(draft: PageDraft, options: Omit<ApplyPageOptions, 'parentId' | 'texts'> = {}): this {
+    this.writes.push({ type: 'draft', parts: draft.finish(), options })
     return this
   }
 
@@ -130,6 +134,10 @@ export async function* serializedParts(
       if (others.length > 0) yield others
       others = []
       yield* pageParts(write)
+    } else if (write.type === 'draft') {
+      if (others.length > 0) yield others
+      others = []
+      yield* draftParts(write)
     } else if (write.type === 'vaults') {
       const builder = pageBuilder('vaults', connectionVaultId)
       for (const record of write.records) builder.add(record)
@@ -162,6 +170,20 @@ async function* pageParts(
       return
     }
     yield [{ type: 'page', page, options: withoutCursor, continues: true }]
+  }
+}
+
+/** The parts of a page made ready already, each crossing on its own as pageParts' do. */
+async function* draftParts(
+  write: Extract<BatchWrite, { type: 'draft' }>,
+): AsyncGenerator<CacheWrite[]> {
+  const { parts, options } = write
+  const { cursor: _cursor, ...withoutCursor } = options
+  for (let index = 0; index < parts.length; index++) {
+    if (index > 0) await new Promise((resolve) => setImmediate(resolve))
+    const page = parts[index]!
+    if (index === parts.length - 1) yield [{ type: 'page', page, options }]
+    else yield [{ type: 'page', page, options: withoutCursor, continues: true }]
   }
 }
 

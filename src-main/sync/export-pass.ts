@@ -1,7 +1,14 @@
 import type { CallOptions, FinishedExport } from '../api/index.ts'
 import type { PassPosition } from './kind-cursor.ts'
 import { HandedOverPages } from './handed-over-pages.ts'
-import { idOf, pageSize, pushId, type CommitPage, type PassOutcome } from './paged-pass.ts'
+import {
+  idOf,
+  pageSize,
+  pushId,
+  type PageCommitter,
+  type PageInProgress,
+  type PassOutcome,
+} from './paged-pass.ts'
 
 /**
  * Reads a finished export (the whole kind at one moment) as it streams in, committing it a page
@@ -11,10 +18,10 @@ import { idOf, pageSize, pushId, type CommitPage, type PassOutcome } from './pag
  * (`before`) goes on from where they stopped: the export's records up to the last id they read
  * are skipped, while the last of their pages still commit (the export's pages commit after them).
  */
-export async function exportPass(
+export async function exportPass<Draft extends PageInProgress>(
   finished: FinishedExport<unknown>,
   start: PassPosition,
-  commit: CommitPage,
+  pages: PageCommitter<Draft>,
   call: CallOptions,
   /** How many records the export should hold, as the listing counted them. */
   total: number | null,
@@ -24,21 +31,20 @@ export async function exportPass(
   let position: PassPosition = before?.position ?? { ...start, offset: 0, lastId: null }
   const readThrough = before?.position.lastId ?? null
   let ordered = true
-  let chunk: unknown[] = []
-  let texts: (string | undefined)[] = []
+  // Each record is made ready for its tables as it comes (PageDraft), and its object let go.
+  let draft = pages.draft()
+  let lastId: number | null = null
   // The stream goes on while pages commit; each commits only after the one before it did.
   const handedOver = before?.handedOver ?? new HandedOverPages()
   const flush = async () => {
-    const page = chunk
-    const pageTexts = texts
-    chunk = []
-    texts = []
+    const page = draft
+    draft = pages.draft()
     position = {
       ...position,
       offset: position.offset + page.length,
-      lastId: ordered ? idOf(page.at(-1)) : null,
+      lastId: ordered ? lastId : null,
     }
-    await handedOver.add(commit(page, position, total, pageTexts))
+    await handedOver.add(pages.commit(page, position, total))
   }
   try {
     // The records the pages read are dropped unread where their text shows the id first.
@@ -48,11 +54,11 @@ export async function exportPass(
       if (readThrough !== null && id !== null && id <= readThrough) continue
       if (ordered && id !== null && ids.length > 0 && id <= ids.at(-1)!) ordered = false
       pushId(ids, record)
-      chunk.push(record)
-      texts.push(text)
-      if (chunk.length === pageSize) await flush()
+      draft.add(record, text)
+      lastId = id
+      if (draft.length === pageSize) await flush()
     }
-    if (chunk.length > 0) await flush()
+    if (draft.length > 0) await flush()
     await handedOver.committed()
   } finally {
     // A pass stopped by a failure leaves nothing of its own running.

@@ -13,7 +13,7 @@ export interface HandedPage {
  * 100k molecules (1.2 s by pages, 1.4 s by export); with three, 0.7 s and 1.0 s. Six made a first
  * sync about a tenth faster again (21 alternating runs by export), ten no faster.
  * A page that fails is met (thrown) when the pass next waits, before the pages after it, which
- * the store then refuses (CommitPage).
+ * the store then refuses (PageCommitter).
  */
 export class HandedOverPages {
   static readonly pagesAhead = 6

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { FinishedExport, Page, PageWindow } from '../api/index.ts'
 import { exportPass } from './export-pass.ts'
 import type { PassPosition } from './kind-cursor.ts'
-import { pagedPass, pageSize, type CommitPage } from './paged-pass.ts'
+import { pagedPass, pageSize, type PageCommitter } from './paged-pass.ts'
 
 const start: PassPosition = { startedAt: null, since: null, offset: 0, lastId: null }
 const total = 5 * pageSize
@@ -23,14 +23,27 @@ function listing() {
 /** A store whose commits the test settles by hand, in the order they were asked. */
 function heldStore() {
   const asked: { ids: number[]; settle: (error?: Error) => void }[] = []
-  const commit: CommitPage = (records) => ({
-    sent: Promise.resolve(),
-    committed: new Promise<void>((resolve, reject) => {
-      const ids = records.map((record) => (record as { id: number }).id)
-      asked.push({ ids, settle: (error) => (error ? reject(error) : resolve()) })
+  const commit: PageCommitter<IdsDraft> = {
+    draft: () => new IdsDraft(),
+    commit: (page) => ({
+      sent: Promise.resolve(),
+      committed: new Promise<void>((resolve, reject) => {
+        asked.push({ ids: page.ids, settle: (error) => (error ? reject(error) : resolve()) })
+      }),
     }),
-  })
+  }
   return { asked, commit }
+}
+
+/** A page that keeps only its records' ids. */
+class IdsDraft {
+  readonly ids: number[] = []
+  get length(): number {
+    return this.ids.length
+  }
+  add(record: unknown): void {
+    this.ids.push((record as { id: number }).id)
+  }
 }
 
 /** An export of records 1..total, each with its text. */

@@ -1,4 +1,5 @@
 import type { Page, PageWindow } from '../api/index.ts'
+import { recordsPerPart } from '../store/page-draft.ts'
 import { toId } from '../store/record-values.ts'
 import { HandedOverPages, type HandedPage } from './handed-over-pages.ts'
 import type { PassPosition } from './kind-cursor.ts'
@@ -10,18 +11,23 @@ import type { PassPosition } from './kind-cursor.ts'
 export const pageSize = 1000
 
 /**
- * Stores one page with the position it brings the pass to, in one transaction. A pass calls it
- * for its next pages before the last one is committed (see HandedOverPages), so it must hand
- * pages to the store in the order it is called and never commit a page after one that failed
- * (CacheWriter's `after`).
+ * Where a pass's pages go. Each is filled record by record (`draft`, made ready for its tables as
+ * each record comes), then stored with the position it brings the pass to, in one transaction
+ * (`commit`). A pass commits its next pages before the last one is committed (see
+ * HandedOverPages), so pages must reach the store in the order they are committed, and none may
+ * commit after one that failed (CacheWriter's `after`).
  */
-export type CommitPage = (
-  records: readonly unknown[],
-  position: PassPosition,
-  total: number | null,
-  /** The server's JSON text of each record, where exact (see ApplyPageOptions.texts). */
-  texts?: readonly (string | undefined)[],
-) => HandedPage
+export interface PageCommitter<Draft extends PageInProgress = PageInProgress> {
+  draft(): Draft
+  commit(page: Draft, position: PassPosition, total: number | null): HandedPage
+}
+
+/** A page being filled (the store's PageDraft): its records so far, and how to add the next. */
+export interface PageInProgress {
+  readonly length: number
+  /** `text`: the record's JSON text as the server wrote it, where the record is exactly that. */
+  add(record: unknown, text?: string): void
+}
 
 export interface PassOutcome {
   position: PassPosition
@@ -54,10 +60,10 @@ interface Answer {
  * as asked returns at once, its last pages still committing (PassOutcome.handedOver), so that the
  * pass that goes on from it keeps the store busy.
  */
-export async function pagedPass(
+export async function pagedPass<Draft extends PageInProgress>(
   fetchPage: (window: PageWindow) => Promise<Page<unknown>>,
   start: PassPosition,
-  commit: CommitPage,
+  pages: PageCommitter<Draft>,
   /** Asked as each page comes: true stops the pass after handing it over (none is fetched ahead). */
   stopWhen: () => boolean = () => false,
 ): Promise<PassOutcome> {
@@ -97,7 +103,8 @@ export async function pagedPass(
         (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
       const stopping = !finished && stopWhen()
       if (!finished && !stopping) pending = request(reached)
-      await handedOver.add(commit(records, reached, total, page.texts?.()))
+      const draft = await filled(pages.draft(), records, page.texts?.())
+      await handedOver.add(pages.commit(draft, reached, total))
       position = reached
       if (ids) for (const record of records) pushId(ids, record)
       if (finished) {
@@ -113,6 +120,23 @@ export async function pagedPass(
     // A pass stopped by a failure leaves nothing of its own running.
     if (!handedOn) await handedOver.settled()
   }
+}
+
+/**
+ * A page's records added to a draft a part at a time (recordsPerPart), yielding to the event loop
+ * between parts, so that making a page ready never holds the main thread for a frame.
+ */
+async function filled<Draft extends PageInProgress>(
+  draft: Draft,
+  records: readonly unknown[],
+  texts: readonly (string | undefined)[] | undefined,
+): Promise<Draft> {
+  for (let index = 0; index < records.length; index++) {
+    if (index > 0 && index % recordsPerPart === 0)
+      await new Promise((resolve) => setImmediate(resolve))
+    draft.add(records[index], texts?.[index])
+  }
+  return draft
 }
 
 /** The page should begin with the last record committed; a later one means records vanished. */

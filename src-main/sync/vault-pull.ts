@@ -2,6 +2,7 @@ import type { FinishedExport } from '../api/index.ts'
 import type { AppliedPage, VaultCache } from '../store/vault-cache.ts'
 import { recordKind, type RecordKindName } from '../store/record-kinds.ts'
 import { isObject, toId, toLinkId } from '../store/record-values.ts'
+import { PageDraft } from '../store/page-draft.ts'
 import { WriteBatch } from '../store/write-batch.ts'
 import type { Logger } from '../shared/logger.ts'
 import { pullDoseResponse } from './dose-response-pull.ts'
@@ -19,7 +20,7 @@ import {
   type ListedKind,
   type PagedKind,
 } from './kind-plans.ts'
-import { pagedPass, type CommitPage, type PassOutcome } from './paged-pass.ts'
+import { pagedPass, type PageCommitter, type PassOutcome } from './paged-pass.ts'
 import type { PullContext } from './pull-context.ts'
 import { isRefusal, messageOf, stopsConnectionSync, throwIfCancelled } from './pull-errors.ts'
 import { pullRunStatistics } from './run-statistics.ts'
@@ -293,7 +294,7 @@ class KindPull {
     plan: IncrementalKind,
     exportAll: NonNullable<IncrementalKind['exportAll']>,
     start: PassPosition,
-    commit: CommitPage,
+    pages: PageCommitter<PageDraft>,
   ): Promise<PassOutcome | undefined> {
     const { context, exportThreshold } = this.#options
     const first = await plan.page(context, { offset: 0, page_size: 1 }, null)
@@ -314,14 +315,14 @@ class KindPull {
       paged = await pagedPass(
         (window) => plan.page(context, window, null),
         start,
-        commit,
+        pages,
         () => made !== undefined,
       )
     } finally {
       if (!made) unneeded.abort()
     }
     if (!paged.stopped) return paged
-    return exportPass(made!, start, commit, context.call, first.count, paged)
+    return exportPass(made!, start, pages, context.call, first.count, paged)
   }
 
   /** All calculations when the refresh is due, else those of protocols whose rows changed. */
@@ -349,42 +350,57 @@ class KindPull {
   }
 
   /**
-   * Commits the pages of one pass, each through the writer after the one before it (CommitPage):
-   * calls come in page order, and each takes its place in that order when it reaches the writer,
-   * since every call awaits the same server time first. Nothing here holds a page's records
-   * once the writer has them: held until their page commits (several may wait), they outlived
-   * the young generation, and collecting them took the main thread a fifth of a first sync.
+   * Commits the pages of one pass, each through the writer after the one before it
+   * (PageCommitter): calls come in page order, and each takes its place in that order when it
+   * reaches the writer, since every call awaits the same server time first. Nothing here holds a
+   * page once the writer has it: held until their page commits (several may wait), records
+   * outlived the young generation, and collecting them took the main thread a fifth of a first
+   * sync.
    */
-  #committer(kind: RecordKindName, cursor: KindCursor, keep?: readonly string[]): CommitPage {
+  #committer(
+    kind: RecordKindName,
+    cursor: KindCursor,
+    keep?: readonly string[],
+  ): PageCommitter<PageDraft> {
     const { cache, context } = this.#options
     let last: Promise<AppliedPage> | undefined
     const handOver = async (
-      records: readonly unknown[],
+      page: PageDraft,
       position: PassPosition,
-      texts: readonly (string | undefined)[] | undefined,
     ): Promise<{ stored: Promise<AppliedPage> }> => {
       const pass = { ...position, startedAt: position.startedAt ?? (await this.#serverStart()) }
-      const stored = cache.writer.applyPage(
-        kind,
-        context.vaultId,
-        records,
+      const stored = cache.writer.applyDraft(
+        page,
         {
           cursor: { ...cursor, pass } satisfies KindCursor,
           ...(keep ? { keep } : {}),
-          ...(texts ? { texts } : {}),
         },
         last ? { after: last } : {},
       )
       last = stored
-      if (kind === 'readout_rows') this.#noteReadouts(records)
       return { stored }
     }
-    return (records, position, total, texts) => {
-      const handed = handOver(records, position, texts)
-      return {
-        sent: handed.then(() => cache.writer.sent()),
-        committed: handed.then(({ stored }) => this.#pageCommitted(kind, stored, position, total)),
-      }
+    return {
+      draft: () => {
+        const draft = new PageDraft(kind, context.vaultId)
+        if (kind !== 'readout_rows') return draft
+        // Which protocols and runs have changed readouts: their dose-response series follow.
+        const add = draft.add.bind(draft)
+        draft.add = (record, text) => {
+          this.#noteReadout(record)
+          add(record, text)
+        }
+        return draft
+      },
+      commit: (page, position, total) => {
+        const handed = handOver(page, position)
+        return {
+          sent: handed.then(() => cache.writer.sent()),
+          committed: handed.then(({ stored }) =>
+            this.#pageCommitted(kind, stored, position, total),
+          ),
+        }
+      },
     }
   }
 
@@ -409,16 +425,13 @@ class KindPull {
     return this.#readouts ?? { protocols: new Set(), runs: new Set() }
   }
 
-  #noteReadouts(records: readonly unknown[]): void {
-    if (records.length === 0) return
+  #noteReadout(record: unknown): void {
     this.#readouts ??= { protocols: new Set(), runs: new Set() }
-    for (const record of records) {
-      if (!isObject(record)) continue
-      const protocol = toLinkId(record.protocol) ?? toLinkId(record.protocol_id)
-      const run = toLinkId(record.run) ?? toLinkId(record.run_id)
-      if (protocol !== null) this.#readouts.protocols.add(protocol)
-      if (run !== null) this.#readouts.runs.add(run)
-    }
+    if (!isObject(record)) return
+    const protocol = toLinkId(record.protocol) ?? toLinkId(record.protocol_id)
+    const run = toLinkId(record.run) ?? toLinkId(record.run_id)
+    if (protocol !== null) this.#readouts.protocols.add(protocol)
+    if (run !== null) this.#readouts.runs.add(run)
   }
 
   #refusedRecently(cursor: KindCursor): boolean {

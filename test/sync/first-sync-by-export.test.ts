@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { PageDraft } from '../../src-main/store/page-draft.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { idOf } from '../../src-main/sync/paged-pass.ts'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
@@ -14,15 +15,30 @@ interface HandedPage {
 let cache: VaultCache
 let dispose: () => Promise<void>
 beforeEach(() => ({ cache, dispose } = temporaryCache()))
-afterEach(() => dispose())
+const add = PageDraft.prototype.add
+afterEach(async () => {
+  PageDraft.prototype.add = add
+  await dispose()
+})
 
-/** The pages of molecules sync hands the store, with the texts that came with them. */
+/**
+ * The pages of molecules sync hands the store, with the texts that came with them: what was added
+ * to each page (PageDraft) that the writer was given.
+ */
 function handedPages(): HandedPage[] {
   const pages: HandedPage[] = []
-  const applyPage = cache.writer.applyPage.bind(cache.writer)
-  cache.writer.applyPage = (kind, vaultId, records, options = {}, commitOptions = {}) => {
-    if (kind === 'molecules') pages.push({ records, texts: options.texts })
-    return applyPage(kind, vaultId, records, options, commitOptions)
+  const added = new WeakMap<PageDraft, { records: unknown[]; texts: (string | undefined)[] }>()
+  PageDraft.prototype.add = function (record, text) {
+    let page = added.get(this)
+    if (!page) added.set(this, (page = { records: [], texts: [] }))
+    page.records.push(record)
+    page.texts.push(text)
+    add.call(this, record, text)
+  }
+  const applyDraft = cache.writer.applyDraft.bind(cache.writer)
+  cache.writer.applyDraft = (draft, options = {}, commitOptions = {}) => {
+    if (draft.kind === 'molecules') pages.push(added.get(draft) ?? { records: [], texts: [] })
+    return applyDraft(draft, options, commitOptions)
   }
   return pages
 }

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import Database from 'better-sqlite3'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { PageDraft } from '../../src-main/store/page-draft.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
 import { collected } from '../support/garbage.ts'
@@ -22,7 +23,11 @@ describe('a first sync', () => {
   let file: string
   let dispose: () => Promise<void>
   beforeEach(() => ({ cache, file, dispose } = temporaryCache()))
-  afterEach(() => dispose())
+  const add = PageDraft.prototype.add
+  afterEach(async () => {
+    PageDraft.prototype.add = add
+    await dispose()
+  })
 
   it("lets go of a page's records once it has handed them to the writer", async () => {
     const main = sim.cast.vaults.main.id
@@ -30,13 +35,21 @@ describe('a first sync', () => {
     // waits for it (its busy timeout) with those pages in hand, and sync reads on meanwhile.
     const other = new Database(file)
     const pages: WeakRef<object>[][] = []
-    const applyPage = cache.writer.applyPage.bind(cache.writer)
-    cache.writer.applyPage = (kind, vaultId, records, options = {}, commitOptions = {}) => {
-      if (kind === 'molecules') {
+    const added = new WeakMap<PageDraft, WeakRef<object>[]>()
+    // Not a vi.spyOn: a spy keeps the arguments of every call.
+    PageDraft.prototype.add = function (record, text) {
+      let records = added.get(this)
+      if (!records) added.set(this, (records = []))
+      records.push(new WeakRef(record as object))
+      add.call(this, record, text)
+    }
+    const applyDraft = cache.writer.applyDraft.bind(cache.writer)
+    cache.writer.applyDraft = (draft, options = {}, commitOptions = {}) => {
+      if (draft.kind === 'molecules') {
         if (pages.length === 0) other.exec('BEGIN IMMEDIATE')
-        pages.push(records.map((record) => new WeakRef(record as object)))
+        pages.push(added.get(draft) ?? [])
       }
-      return applyPage(kind, vaultId, records, options, commitOptions)
+      return applyDraft(draft, options, commitOptions)
     }
     const pulled = pull(clientOf(sim), cache, {
       vaultIds: [main],

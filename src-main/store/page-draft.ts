@@ -1,0 +1,66 @@
+import { pageBuilder, type ApplyPageOptions } from './cache-writes.ts'
+import type { PageBuilder, PreparedPage } from './record-rows.ts'
+
+/**
+ * Records made ready and sent as one part of a page, between two yields to the event loop: about
+ * a millisecond of work (parts of 128 held a busy machine's main thread past a frame at the 99th
+ * percentile), so that handing a page of a thousand molecules to the writer never holds the main
+ * thread for a frame. A multiple of the rows of one multi-row INSERT.
+ */
+export const recordsPerPart = 64
+
+/**
+ * A page of records made ready for its tables (record-rows.ts) as each record comes, in parts of
+ * recordsPerPart, instead of once the page is whole. A record read from a download is then held
+ * as an object only for the piece of the download it came in: gathered into a page first, a page
+ * of molecules (about 10 MB of objects) lived through the young generation's collections, which
+ * copied it each time and promoted what they copied twice.
+ */
+export class PageDraft {
+  readonly kind: string
+  readonly vaultId: number | string
+  readonly #options: Pick<ApplyPageOptions, 'parentId'>
+  readonly #parts: PreparedPage[] = []
+  #builder: PageBuilder
+  #length = 0
+  #finished = false
+
+  /** Throws for an unknown kind, a bad vault id or a parent where none applies (pageBuilder). */
+  constructor(
+    kind: string,
+    vaultId: number | string,
+    options: Pick<ApplyPageOptions, 'parentId'> = {},
+  ) {
+    this.kind = kind
+    this.vaultId = vaultId
+    this.#options = options
+    this.#builder = pageBuilder(kind, vaultId, options)
+  }
+
+  /** How many records the page holds. */
+  get length(): number {
+    return this.#length
+  }
+
+  /** Adds the next record of the page; `text` is its JSON text where the record is exactly that. */
+  add(record: unknown, text?: string): void {
+    if (this.#finished) throw new Error(`This page of ${this.kind} was handed over already.`)
+    this.#builder.add(record, text)
+    this.#length++
+    if (this.#length % recordsPerPart === 0) {
+      this.#parts.push(this.#builder.finish())
+      this.#builder = pageBuilder(this.kind, this.vaultId, this.#options, this.#length)
+    }
+  }
+
+  /** The page in its parts (at least one), made ready; nothing can be added after. */
+  finish(): PreparedPage[] {
+    if (!this.#finished) {
+      this.#finished = true
+      if (this.#parts.length === 0 || this.#length % recordsPerPart !== 0) {
+        this.#parts.push(this.#builder.finish())
+      }
+    }
+    return this.#parts
+  }
+}
