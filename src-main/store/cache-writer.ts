@@ -137,15 +137,6 @@ export class CacheWriter {
     )
   }
 
-  /** The AppliedPage of a batch of one page, standing for the same commit as an `after`. */
-  #applied(committed: Promise<CacheWriteResult[]>): Promise<AppliedPage> {
-    const applied = committed.then(([result]) => result as AppliedPage)
-    // It stands for the same commit, as an `after` of later batches.
-    const tracked = this.#tracked.get(committed)
-    if (tracked) this.#tracked.set(applied, tracked)
-    return applied
-  }
-
   /** Commits a page made ready as its records came (see PageDraft); as applyPage otherwise. */
   applyDraft(
     draft: PageDraft,
@@ -153,6 +144,15 @@ export class CacheWriter {
     commitOptions: CommitOptions = {},
   ): Promise<AppliedPage> {
     return this.#applied(this.commit(new WriteBatch().applyDraft(draft, options), commitOptions))
+  }
+
+  /** The AppliedPage of a batch of one page, standing for the same commit as an `after`. */
+  #applied(committed: Promise<CacheWriteResult[]>): Promise<AppliedPage> {
+    const applied = committed.then(([result]) => result as AppliedPage)
+    // It stands for the same commit, as an `after` of later batches.
+    const tracked = this.#tracked.get(committed)
+    if (tracked) this.#tracked.set(applied, tracked)
+    return applied
   }
 
   /**

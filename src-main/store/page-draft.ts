@@ -64,3 +64,21 @@ export class PageDraft {
     return this.#parts
   }
 }
+
+/**
+ * Adds a page's records to a draft a part at a time (recordsPerPart), yielding to the event loop
+ * between parts, so that making a page ready never holds the main thread for a frame.
+ */
+export async function addInParts<Draft extends Pick<PageDraft, 'add'>>(
+  draft: Draft,
+  records: readonly unknown[],
+  texts?: readonly (string | undefined)[],
+): Promise<Draft> {
+  for (let index = 0; index < records.length; index++) {
+    if (index > 0 && index % recordsPerPart === 0) {
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    draft.add(records[index], texts?.[index])
+  }
+  return draft
+}

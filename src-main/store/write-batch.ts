@@ -6,7 +6,7 @@ import {
   type AppliedPage,
   type CacheWrites,
 } from './cache-writes.ts'
-import { recordsPerPart, type PageDraft } from './page-draft.ts'
+import { addInParts, PageDraft } from './page-draft.ts'
 import { joinParts, type PreparedPage } from './record-rows.ts'
 
 /**
@@ -150,30 +150,20 @@ export async function* serializedParts(
 }
 
 /**
- * A page in parts. Written one after the other in one transaction, they store what the page
- * would: a record in two parts is replaced by its later occurrence, as within a part.
+ * A page in parts, made ready a part at a time (PageDraft). Written one after the other in one
+ * transaction, they store what the page would: a record in two parts is replaced by its later
+ * occurrence, as within a part.
  */
 async function* pageParts(
   write: Extract<BatchWrite, { type: 'page' }>,
 ): AsyncGenerator<CacheWrite[]> {
   const { kind, vaultId, records, options } = write
   const { parentId: _parentId, texts, ...rest } = options
-  const { cursor: _cursor, ...withoutCursor } = rest
-  for (let start = 0; ; start += recordsPerPart) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve))
-    const end = Math.min(records.length, start + recordsPerPart)
-    const builder = pageBuilder(kind, vaultId, options, start)
-    for (let index = start; index < end; index++) builder.add(records[index], texts?.[index])
-    const page = builder.finish()
-    if (end >= records.length) {
-      yield [{ type: 'page', page, options: rest }]
-      return
-    }
-    yield [{ type: 'page', page, options: withoutCursor, continues: true }]
-  }
+  const draft = await addInParts(new PageDraft(kind, vaultId, options), records, texts)
+  yield* draftParts({ type: 'draft', parts: draft.finish(), options: rest })
 }
 
-/** The parts of a page made ready already, each crossing on its own as pageParts' do. */
+/** The parts of a page made ready already, each crossing on its own, the last with the cursor. */
 async function* draftParts(
   write: Extract<BatchWrite, { type: 'draft' }>,
 ): AsyncGenerator<CacheWrite[]> {

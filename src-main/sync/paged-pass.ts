@@ -1,5 +1,5 @@
 import type { Page, PageWindow } from '../api/index.ts'
-import { recordsPerPart } from '../store/page-draft.ts'
+import { addInParts } from '../store/page-draft.ts'
 import { toId } from '../store/record-values.ts'
 import { HandedOverPages, type HandedPage } from './handed-over-pages.ts'
 import type { PassPosition } from './kind-cursor.ts'
@@ -103,7 +103,7 @@ export async function pagedPass<Draft extends PageInProgress>(
         (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
       const stopping = !finished && stopWhen()
       if (!finished && !stopping) pending = request(reached)
-      const draft = await filled(pages.draft(), records, page.texts?.())
+      const draft = await addInParts(pages.draft(), records, page.texts?.())
       await handedOver.add(pages.commit(draft, reached, total))
       position = reached
       if (ids) for (const record of records) pushId(ids, record)
@@ -120,23 +120,6 @@ export async function pagedPass<Draft extends PageInProgress>(
     // A pass stopped by a failure leaves nothing of its own running.
     if (!handedOn) await handedOver.settled()
   }
-}
-
-/**
- * A page's records added to a draft a part at a time (recordsPerPart), yielding to the event loop
- * between parts, so that making a page ready never holds the main thread for a frame.
- */
-async function filled<Draft extends PageInProgress>(
-  draft: Draft,
-  records: readonly unknown[],
-  texts: readonly (string | undefined)[] | undefined,
-): Promise<Draft> {
-  for (let index = 0; index < records.length; index++) {
-    if (index > 0 && index % recordsPerPart === 0)
-      await new Promise((resolve) => setImmediate(resolve))
-    draft.add(records[index], texts?.[index])
-  }
-  return draft
 }
 
 /** The page should begin with the last record committed; a later one means records vanished. */

@@ -381,17 +381,10 @@ class KindPull {
       return { stored }
     }
     return {
-      draft: () => {
-        const draft = new PageDraft(kind, context.vaultId)
-        if (kind !== 'readout_rows') return draft
-        // Which protocols and runs have changed readouts: their dose-response series follow.
-        const add = draft.add.bind(draft)
-        draft.add = (record, text) => {
-          this.#noteReadout(record)
-          add(record, text)
-        }
-        return draft
-      },
+      draft: () =>
+        kind === 'readout_rows'
+          ? new NotingDraft(kind, context.vaultId, (record) => this.#noteReadout(record))
+          : new PageDraft(kind, context.vaultId),
       commit: (page, position, total) => {
         const handed = handOver(page, position)
         return {
@@ -457,4 +450,22 @@ class KindPull {
 
 function newPass(since: string | null): PassPosition {
   return { startedAt: null, since, offset: 0, lastId: null }
+}
+
+/**
+ * A page of readout rows that notes each row as it is added: which protocols and runs have changed
+ * readouts, whose dose-response series follow (the row is not held after).
+ */
+class NotingDraft extends PageDraft {
+  readonly #note: (record: unknown) => void
+
+  constructor(kind: RecordKindName, vaultId: number, note: (record: unknown) => void) {
+    super(kind, vaultId)
+    this.#note = note
+  }
+
+  override add(record: unknown, text?: string): void {
+    this.#note(record)
+    super.add(record, text)
+  }
 }
