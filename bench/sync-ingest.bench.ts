@@ -14,7 +14,8 @@
  * simulator), the ceiling of the end-to-end rate; how long the main thread was held at most
  * meanwhile (its event loop's delay); and how long the checkpoint that the cache writer leaves to
  * its idle time takes after the sync (not part of the sync's time: the rows are committed, and
- * readable, before it).
+ * readable, before it). And the CPU time the sync and the simulator used, against the machine's
+ * cores over the sync's time: the simulator shares those cores here, as a real server does not.
  *
  * Each path runs BENCH_ROUNDS times in turn; each is reported by its median round (by ratio), with
  * every round beside it.
@@ -40,6 +41,7 @@ const goal = 'at least 20000 records/s and ratio at least 0.5 (within 2x of the 
 const sameRowsReference =
   'bare better-sqlite3 insert of the same rows (one id + JSON row per molecule and per batch, no indexes), same run'
 
+const cores = os.availableParallelism()
 const sim = await startBenchSim(molecules)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-bench-sync-ingest-'))
 
@@ -83,6 +85,10 @@ interface EndToEnd {
    * here as the cache closes, in seconds.
    */
   checkpointSeconds: number
+  /** CPU time the sync's process used meanwhile (main thread, cache writer, V8's helpers), in s. */
+  clientCpuSeconds: number
+  /** CPU time the simulator's process used meanwhile, in s. */
+  simulatorCpuSeconds: number
 }
 
 /** Runs the first sync of the simulator's vault into `cache`; answers how long it took, in s. */
@@ -119,7 +125,11 @@ async function firstSync(name: string, exportThreshold: number): Promise<EndToEn
   globalThis.gc?.()
   const delay = monitorEventLoopDelay({ resolution: 1 })
   delay.enable()
+  const simulatorCpuBefore = await sim.cpuSeconds()
+  const clientCpuBefore = process.cpuUsage()
   const seconds = await syncSeconds(cache, exportThreshold)
+  const clientCpu = process.cpuUsage(clientCpuBefore)
+  const simulatorCpuSeconds = (await sim.cpuSeconds()) - simulatorCpuBefore
   delay.disable()
   const counts = cache.counts()[sim.vaultId] ?? {}
   const closing = performance.now()
@@ -134,6 +144,8 @@ async function firstSync(name: string, exportThreshold: number): Promise<EndToEn
     blockedP99: delay.percentile(99) / 1e6,
     blockedMax: delay.max / 1e6,
     checkpointSeconds: (performance.now() - closing) / 1000,
+    clientCpuSeconds: (clientCpu.user + clientCpu.system) / 1e6,
+    simulatorCpuSeconds,
   }
 }
 
@@ -295,6 +307,14 @@ try {
       mainThreadBlockedP99Ms: Number(run.blockedP99.toFixed(1)),
       mainThreadBlockedMaxMs: Number(run.blockedMax.toFixed(1)),
       checkpointAfterTheSyncSeconds: Number(run.checkpointSeconds.toFixed(2)),
+      clientCpuSeconds: Number(run.clientCpuSeconds.toFixed(2)),
+      simulatorCpuSeconds: Number(run.simulatorCpuSeconds.toFixed(2)),
+      // Near 1: the sync and the simulator kept every core busy, so only less CPU per record
+      // (not more overlap) makes the sync faster here.
+      coresBusyShare: Number(
+        ((run.clientCpuSeconds + run.simulatorCpuSeconds) / (run.seconds * cores)).toFixed(2),
+      ),
+      cores,
     })
     report({
       name: `sync.ingest.store_side_of_first_sync_by_${name}`,

@@ -16,6 +16,11 @@ export interface BenchSim {
   baseUrl: string
   token: string
   vaultId: number
+  /**
+   * The CPU time the simulator's process has used so far, in seconds: it runs on the same cores
+   * as the sync it serves, which a real server does not.
+   */
+  cpuSeconds(): Promise<number>
   stop(): Promise<void>
 }
 
@@ -37,6 +42,11 @@ export async function startBenchSim(molecules: number): Promise<BenchSim> {
   const address = JSON.parse(first) as Address
   return {
     ...address,
+    cpuSeconds: () =>
+      new Promise((resolve) => {
+        lines.once('line', (line) => resolve(Number(line) / 1e6))
+        child.stdin.write('cpu\n')
+      }),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve())
@@ -68,8 +78,13 @@ async function serve(molecules: number): Promise<void> {
     vaultId: sim.cast.vaults.main.id,
   }
   process.stdout.write(`${JSON.stringify(address)}\n`)
-  process.stdin.resume()
-  process.stdin.on('end', () => void sim.stop().then(() => process.exit(0)))
+  // Each line asks for the CPU time used so far (user and system, in microseconds).
+  const requests = readline.createInterface({ input: process.stdin })
+  requests.on('line', () => {
+    const { user, system } = process.cpuUsage()
+    process.stdout.write(`${user + system}\n`)
+  })
+  requests.on('close', () => void sim.stop().then(() => process.exit(0)))
 }
 
 if (process.argv[2] === '--serve') await serve(Number(process.argv[3]))
