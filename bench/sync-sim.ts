@@ -43,8 +43,14 @@ export async function startBenchSim(molecules: number): Promise<BenchSim> {
   return {
     ...address,
     cpuSeconds: () =>
-      new Promise((resolve) => {
-        lines.once('line', (line) => resolve(Number(line) / 1e6))
+      new Promise((resolve, reject) => {
+        const exited = (code: number | null) =>
+          reject(new Error(`The simulator exited with ${code}`))
+        child.once('exit', exited)
+        lines.once('line', (line) => {
+          child.off('exit', exited)
+          resolve(Number(line) / 1e6)
+        })
         child.stdin.write('cpu\n')
       }),
     stop: () =>
