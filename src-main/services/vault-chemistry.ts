@@ -368,6 +368,7 @@ export class VaultChemistry {
     const lookAtAll = repository.recipe() !== engine.recipe
     this.#total = repository.moleculeCount()
     this.#reportProgress(engine, true)
+    const unstampedChanges = repository.unstampedChangesMark()
 
     let removed = 0
     for (let after: number | null = null; ;) {
@@ -402,6 +403,7 @@ export class VaultChemistry {
       repository.markSeen(seen.slice(start, start + rangeSize))
       await yieldToEvents()
     }
+    repository.forgetUnstampedChanges(unstampedChanges)
     repository.saveRecipe(engine.recipe)
     if (summary.computed > 0 || removed > 0) {
       this.#generation++

@@ -1,6 +1,10 @@
 import type Database from 'better-sqlite3'
 import type { Migration } from './migrations.ts'
-import { structureDetailsMigration, structureIndexMigration } from './structure-index-repository.ts'
+import {
+  structureDetailsMigration,
+  structureIndexMigration,
+  unstampedChangesMigration,
+} from './structure-index-repository.ts'
 
 /**
  * The layout of a connection's cache (step 2): a table per record kind, the project links, the
@@ -194,7 +198,8 @@ const mergeSearchSegmentsLess: Migration = (db: Database.Database) => {
  * whole (sort columns for log P and run dates), so a fresh cache skips it. Step 3 adds the
  * structure index (fingerprints, properties and depictions of each vault's molecules, owned by the
  * chemistry code in structure-index-repository.ts); step 4 marks the molecules whose InChIKey
- * and properties are still to compute; step 5 merges search segments less eagerly.
+ * and properties are still to compute; step 5 merges search segments less eagerly; step 6 notes
+ * molecules rewritten under the `modified_at` they had, for structure ingest.
  */
 export const cacheMigrations: readonly Migration[] = [
   () => {},
@@ -202,4 +207,5 @@ export const cacheMigrations: readonly Migration[] = [
   structureIndexMigration,
   structureDetailsMigration,
   mergeSearchSegmentsLess,
+  unstampedChangesMigration,
 ]

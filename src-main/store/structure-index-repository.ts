@@ -76,6 +76,30 @@ export const structureIndexMigration: Migration = (db) =>
 export const structureDetailsMigration: Migration = (db) =>
   db.exec('ALTER TABLE structure_index ADD COLUMN details_pending INTEGER NOT NULL DEFAULT 0')
 
+/**
+ * The cache database's step that catches what `source_modified_at` cannot: a molecule the cache
+ * rewrites with other content under the `modified_at` it had. The vault stamps whole seconds and
+ * the sync's cursor reads the last second again, so a structure corrected within the second it was
+ * made arrives with the stamp ingest has seen (and a molecule without a stamp always does). The
+ * trigger notes such a molecule until ingest has looked at it; `seq` only grows, so that ingest
+ * forgets only the notes that were there before it read the molecules.
+ */
+export const unstampedChangesMigration: Migration = (db) =>
+  db.exec(`
+    CREATE TABLE structure_unstamped_changes (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      vault_id INTEGER NOT NULL,
+      molecule_id INTEGER NOT NULL,
+      UNIQUE (vault_id, molecule_id)
+    );
+    CREATE TRIGGER molecules_changed_unstamped AFTER UPDATE OF json ON molecules
+      WHEN new.modified_at IS old.modified_at AND new.json IS NOT old.json
+    BEGIN
+      INSERT OR REPLACE INTO structure_unstamped_changes (vault_id, molecule_id)
+        VALUES (new.vault_id, new.id);
+    END;
+  `)
+
 interface StructureRow {
   molecule_id: number
   content_hash: string
@@ -232,6 +256,19 @@ export class StructureIndexRepository implements StructureIndexStore {
     })()
   }
 
+  /**
+   * Where the notes of molecules rewritten under their `modified_at` end now (0 when there are
+   * none): taken before ingest reads the molecules, then given to `forgetUnstampedChanges`.
+   */
+  unstampedChangesMark(): number {
+    return (this.#molecules().unstampedChangesMark.pluck().get(this.#vaultId) as number | null) ?? 0
+  }
+
+  /** Forgets the notes up to `mark`: ingest has read those molecules since they were made. */
+  forgetUnstampedChanges(mark: number): void {
+    this.#molecules().forgetUnstampedChanges.run(this.#vaultId, mark)
+  }
+
   // What ingest reads from the cached molecules (the cache's `molecules` table).
 
   /** Molecules of the vault in the cache. */
@@ -331,6 +368,12 @@ function prepareMoleculeStatements(db: Database.Database) {
     ${fields} AS fields`
   return {
     count: db.prepare('SELECT count(*) FROM molecules WHERE vault_id = ?'),
+    unstampedChangesMark: db.prepare(
+      'SELECT max(seq) FROM structure_unstamped_changes WHERE vault_id = ?',
+    ),
+    forgetUnstampedChanges: db.prepare(
+      'DELETE FROM structure_unstamped_changes WHERE vault_id = ? AND seq <= ?',
+    ),
     rangeEnd: db.prepare(
       `SELECT max(id) FROM (SELECT id FROM molecules WHERE vault_id = ? AND id > ?
          ORDER BY id LIMIT ?)`,
@@ -339,7 +382,8 @@ function prepareMoleculeStatements(db: Database.Database) {
       `SELECT ${columns} FROM molecules m
          LEFT JOIN structure_index s ON s.vault_id = m.vault_id AND s.molecule_id = m.id
          WHERE m.vault_id = @vaultId AND m.id > @afterId AND m.id <= @upTo
-           AND (@all OR s.molecule_id IS NULL OR s.source_modified_at IS NOT m.modified_at)
+           AND (@all OR s.molecule_id IS NULL OR s.source_modified_at IS NOT m.modified_at
+             OR m.id IN (SELECT molecule_id FROM structure_unstamped_changes WHERE vault_id = @vaultId))
          ORDER BY m.id`,
     ),
     one: db.prepare(

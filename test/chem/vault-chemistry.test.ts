@@ -113,6 +113,48 @@ describe('VaultChemistry ingest', () => {
     expect(chemistry.repository.indexedCount()).toBe(240)
   })
 
+  it('recomputes a molecule rewritten under the modified_at it had, the vault stamping whole seconds', async () => {
+    const stamp = '2026-11-22T07:00:00Z'
+    cache.applyPage('molecules', 1, [
+      { id: 5000, name: 'Toluene', smiles: 'Cc1ccccc1', modified_at: stamp },
+    ])
+    const chemistry = openVault(() => {})
+    expect(await chemistry.ingest()).toMatchObject({ computed: 201 })
+    const before = chemistry.repository.contentHashes([3, 5000])
+
+    // Corrected within the second it was made (the sync's cursor re-reads that second), and one
+    // molecule the vault gave no modified_at at all.
+    cache.applyPage('molecules', 1, [
+      { id: 5000, name: 'Toluene', smiles: 'CCc1ccccc1', modified_at: stamp },
+      { id: 3, name: 'Molecule 3', smiles: 'CCCCN' },
+    ])
+    // Rewritten unchanged (the cursor's overlap), which is nothing to recompute.
+    cache.applyPage('molecules', 1, [molecules(1, 200)[7]!])
+    expect(await chemistry.ingest()).toMatchObject({ looked: 2, computed: 2 })
+    const after = chemistry.repository.contentHashes([3, 5000])
+    expect(after.get(3)).not.toBe(before.get(3))
+    expect(after.get(5000)).not.toBe(before.get(5000))
+    expect(await chemistry.ingest(), 'nothing left to look at').toMatchObject({ looked: 0 })
+  })
+
+  it('looks again at a molecule rewritten under its modified_at while ingest was reading it', async () => {
+    const chemistry = openVault(() => {})
+    await chemistry.ingest()
+    const repository = cache.structureIndex(1)
+    const everyId = Number.MAX_SAFE_INTEGER
+    cache.applyPage('molecules', 1, [{ id: 7, name: 'Molecule 7', smiles: 'CCCCCCCCF' }])
+
+    const mark = repository.unstampedChangesMark()
+    const read = repository.moleculesToIndex(null, everyId, false)
+    expect(read.map((molecule) => molecule.id)).toEqual([7])
+    cache.applyPage('molecules', 1, [{ id: 7, name: 'Molecule 7', smiles: 'CCCCCCCCN' }])
+    repository.markSeen(read)
+    repository.forgetUnstampedChanges(mark)
+
+    const again = repository.moleculesToIndex(null, everyId, false)
+    expect(again.map((molecule) => [molecule.id, molecule.structure])).toEqual([[7, 'CCCCCCCCN']])
+  })
+
   it('stops once every molecule is searchable when asked to, and computes the rest next time', async () => {
     const chemistry = openVault(() => {})
     expect(await chemistry.ingest({ details: false })).toMatchObject({ computed: 200 })
