@@ -395,7 +395,19 @@ describe('chemistry from the cache', () => {
       vaultId: main,
       moleculeId: toluene,
     })
-    await api('PUT', `/vaults/${main}/molecules/${toluene}`, { smiles: 'CCc1ccccc1' })
+    // Corrected within the second it was made: the vault gives it the modified_at it had.
+    const made = await api('GET', `/vaults/${main}/molecules/${toluene}`)
+    sim.clock.set(new Date(String(made.modified_at)))
+    sim.clock.freeze()
+    try {
+      const corrected = await api('PUT', `/vaults/${main}/molecules/${toluene}`, {
+        smiles: 'CCc1ccccc1',
+      })
+      expect(corrected.modified_at).toBe(made.modified_at)
+    } finally {
+      sim.clock.resume()
+      sim.clock.set(Date.now())
+    }
     await sync()
     await services.chem.buildIndex(connectionId, main)
     const after = computedAt()
