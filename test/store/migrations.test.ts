@@ -77,6 +77,29 @@ describe('cache schema migrations', () => {
     expect(automerge(earlier)).toBe(0)
   })
 
+  it('notes, in an upgraded cache too, only molecules rewritten with other content under their stamp', () => {
+    const earlier = path.join(temporaryDirectory(), 'earlier.db')
+    const db = new Database(earlier)
+    migrate(db, cacheMigrations.slice(0, 5), 'the cache')
+    db.close()
+    const { cache } = VaultCache.open(earlier)
+    const [first, second, third, fourth] = moleculeRecords(4)
+    cache.applyPage('molecules', 1, [first, second, third, fourth])
+    cache.applyPage('molecules', 1, [
+      first,
+      { ...second, smiles: 'CCN' },
+      { ...third, smiles: 'CCS', modified_at: '2030-01-01T00:00:00Z' },
+      { ...fourth, modified_at: '2030-01-01T00:00:00Z' },
+    ])
+    cache.close()
+    const upgraded = new Database(earlier, { readonly: true })
+    const noted = upgraded
+      .prepare('SELECT vault_id, molecule_id FROM structure_unstamped_changes')
+      .all()
+    upgraded.close()
+    expect(noted).toEqual([{ vault_id: 1, molecule_id: second!.id }])
+  })
+
   it('empties a cache of the first layout, which the next sync then pulls again', () => {
     const file = path.join(temporaryDirectory(), 'cache.db')
     const old = new Database(file)
