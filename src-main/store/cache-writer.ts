@@ -11,8 +11,14 @@ import {
 } from './cache-writer-protocol.ts'
 import cacheWriterPath from './cache-writer-worker.ts?modulePath'
 import type { ApplyPageOptions, AppliedPage } from './cache-writes.ts'
-import type { PageDraft } from './page-draft.ts'
-import { serializedParts, WriteBatch, type CacheWriteResult } from './write-batch.ts'
+import type { PageDraft, PartSink } from './page-draft.ts'
+import type { PreparedPage } from './record-rows.ts'
+import {
+  serializedParts,
+  WriteBatch,
+  type CacheWrite,
+  type CacheWriteResult,
+} from './write-batch.ts'
 
 /** Room for the objects of several pages (a page of molecules parses to about 10 MB). */
 const youngGenerationMb = 64
@@ -66,6 +72,8 @@ export class CacheWriter {
   readonly #exits = new Set<Promise<void>>()
   #nextId = 1
   #closed = false
+  /** Pages whose parts went ahead to the worker and that are neither committed nor dropped. */
+  #pagesAhead = 0
   /** Commits answered, by their promise, for CommitOptions.after. */
   readonly #tracked = new WeakMap<Promise<unknown>, Tracked>()
 
@@ -86,6 +94,26 @@ export class CacheWriter {
    */
   warmUp(): void {
     if (!this.#closed) this.#started()
+  }
+
+  /**
+   * Where a PageDraft's parts go to be sent to the worker as each is made, ahead of the page's
+   * commit (applyDraft), which then sends only the rest: held on the main thread until the page
+   * was whole, a page's parts lived through young-generation collections, each of which copied
+   * them (about a twentieth of a first sync's time). The worker keeps them until the page comes.
+   */
+  partSink(): PartSink {
+    return new PartsSentAhead({
+      reserve: () => {
+        if (this.#closed) return null
+        clearTimeout(this.#retiring)
+        this.#pagesAhead++
+        return { id: this.#nextId++, worker: this.#started() }
+      },
+      running: () => this.#worker,
+      // The worker says it has settled once it has committed or dropped the page (then it may stop).
+      ended: () => this.#pagesAhead--,
+    })
   }
 
   /**
@@ -166,20 +194,33 @@ export class CacheWriter {
     tracked: Tracked,
     settle: Waiting,
   ): Promise<void> {
-    const parts = serializedParts(batch.writes)
-    // The first part is made before anything is sent: a batch that cannot cross fails here.
-    let next = await parts.next()
-    if (this.#closed) throw new AppError('cancelled', `The cache ${this.#file} is closed.`)
-    const after = options.after ? this.#tracked.get(options.after) : undefined
-    if (after?.state === 'failed' || after?.state === 'unsent') {
-      throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
+    const { sentAhead } = batch
+    if (sentAhead !== undefined && !(sentAhead instanceof PartsSentAhead)) {
+      throw new AppError('internal', 'The parts of this page went ahead to another writer.')
     }
-    clearTimeout(this.#retiring)
-    const worker = this.#started()
-    const id = this.#nextId++
-    if (after?.state === 'sent' && after.worker !== worker) {
-      // Sent before this one to a worker that stopped since (and failed it).
-      throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
+    let id: number
+    let worker: Worker
+    let parts: AsyncGenerator<CacheWrite[]>
+    let next: IteratorResult<CacheWrite[]>
+    const after = options.after ? this.#tracked.get(options.after) : undefined
+    try {
+      parts = serializedParts(batch.writes)
+      // The first part is made before anything is sent: a batch that cannot cross fails here.
+      next = await parts.next()
+      if (this.#closed) throw new AppError('cancelled', `The cache ${this.#file} is closed.`)
+      if (after?.state === 'failed' || after?.state === 'unsent') {
+        throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
+      }
+      clearTimeout(this.#retiring)
+      worker = this.#started()
+      if (after?.state === 'sent' && after.worker !== worker) {
+        // Sent before this one to a worker that stopped since (and failed it).
+        throw new AppError('cancelled', 'Not written: a write it follows was not stored.')
+      }
+      id = sentAhead?.claim(worker) ?? this.#nextId++
+    } catch (error) {
+      sentAhead?.drop()
+      throw error
     }
     tracked.id = id
     tracked.worker = worker
@@ -263,15 +304,20 @@ export class CacheWriter {
   }
 
   #settled(worker: Worker): void {
-    if (this.#worker !== worker || this.#waiting.size > 0) return
+    if (this.#worker !== worker || this.#busy) return
     clearTimeout(this.#retiring)
     this.#retiring = setTimeout(() => {
-      if (this.#worker !== worker || this.#waiting.size > 0) return
+      if (this.#worker !== worker || this.#busy) return
       this.#worker = null
       // It closes its connection and ends; a batch given meanwhile starts another worker.
       worker.postMessage({ retire: true } satisfies Retire)
     }, settledLifetimeMs)
     this.#retiring.unref()
+  }
+
+  /** Batches wait for the worker, or pages have parts there already. */
+  get #busy(): boolean {
+    return this.#waiting.size > 0 || this.#pagesAhead > 0
   }
 
   #stopped(worker: Worker, reason: string): void {
@@ -304,5 +350,77 @@ function settlement(
       tracked.state = 'failed'
       reject(error)
     },
+  }
+}
+
+interface AheadOfPages {
+  /** A batch id and the worker for a page's parts; null once the writer is closed. */
+  reserve(): { id: number; worker: Worker } | null
+  /** The worker running now, if any. */
+  running(): Worker | null
+  /** The page was committed or dropped. */
+  ended(): void
+}
+
+/**
+ * The parts of one page sent to the worker as they are made, as the first messages of the batch
+ * that will commit the page (under the id reserved with the first part): the worker keeps them
+ * until the rest comes, or drops them when the batch is abandoned. Parts are lost with the worker
+ * that took them, should it stop before the page is committed: the commit then fails.
+ */
+class PartsSentAhead implements PartSink {
+  readonly #writer: AheadOfPages
+  #reserved: { id: number; worker: Worker } | null = null
+  #ended = false
+
+  constructor(writer: AheadOfPages) {
+    this.#writer = writer
+  }
+
+  take(part: PreparedPage): void {
+    if (this.#ended) return
+    this.#reserved ??= this.#writer.reserve()
+    const reserved = this.#reserved
+    if (!reserved || this.#writer.running() !== reserved.worker) return
+    reserved.worker.postMessage({
+      id: reserved.id,
+      writes: [{ type: 'page', page: part, options: {}, continues: true }],
+      final: false,
+    } satisfies CommitRequest)
+  }
+
+  drop(): void {
+    if (this.#ended) return
+    this.#ended = true
+    const reserved = this.#reserved
+    if (!reserved) return
+    if (this.#writer.running() === reserved.worker) {
+      reserved.worker.postMessage({
+        id: reserved.id,
+        writes: [],
+        final: true,
+        abandoned: true,
+      } satisfies CommitRequest)
+    }
+    this.#writer.ended()
+  }
+
+  /**
+   * The page is being committed by `worker`: answers the batch id its parts went under (undefined
+   * when none went), or throws when they went to a worker that has stopped since.
+   */
+  claim(worker: Worker): number | undefined {
+    if (this.#ended) throw new AppError('internal', 'This page was committed or dropped already.')
+    this.#ended = true
+    const reserved = this.#reserved
+    if (!reserved) return undefined
+    this.#writer.ended()
+    if (reserved.worker !== worker) {
+      throw new AppError(
+        'storage',
+        'Not written: the cache writer stopped while the page was being handed to it.',
+      )
+    }
+    return reserved.id
   }
 }

@@ -4,6 +4,7 @@ import { moleculeRecords } from '../../test/store/fixtures/molecule-records.ts'
 import { useTemporaryDirectory } from '../../test/store/fixtures/temporary-directory.ts'
 import { PageDraft, recordsPerPart } from './page-draft.ts'
 import { VaultCache } from './vault-cache.ts'
+import { WriteBatch } from './write-batch.ts'
 
 function filled(records: readonly unknown[]): PageDraft {
   const draft = new PageDraft('molecules', 1)
@@ -61,7 +62,13 @@ describe('a page made ready as its records come, committed by the cache writer',
     const whole = open()
     const drafted = open()
     const wholeAnswer = await whole.writer.applyPage('molecules', 1, records, { cursor: 'c' })
-    const draftAnswer = await drafted.writer.applyDraft(filled(records), { cursor: 'c' })
+    const draft = new PageDraft('molecules', 1, {}, drafted.writer.partSink())
+    records.slice(0, recordsPerPart - 1).forEach((record) => draft.add(record))
+    expect(drafted.writer.running).toBe(false)
+    // The first full part goes ahead to the worker, started for it.
+    records.slice(recordsPerPart - 1).forEach((record) => draft.add(record))
+    expect(drafted.writer.running).toBe(true)
+    const draftAnswer = await drafted.writer.applyDraft(draft, { cursor: 'c' })
     expect(draftAnswer).toEqual(wholeAnswer)
     expect(draftAnswer.rejected).toHaveLength(1)
     for (const kind of ['molecules', 'batches'] as const) {
@@ -71,5 +78,62 @@ describe('a page made ready as its records come, committed by the cache writer',
     expect(drafted.cursor('molecules', 1)).toBe('c')
     expect(drafted.search('Relisted').hits).toEqual(whole.search('Relisted').hits)
     expect(drafted.search('Relisted').hits).toHaveLength(1)
+  })
+
+  it('stores a page whose parts all went ahead, the last part it is handed over with empty', async () => {
+    const cache = open()
+    const draft = new PageDraft('molecules', 1, {}, cache.writer.partSink())
+    for (const record of moleculeRecords(2 * recordsPerPart)) draft.add(record)
+    await expect(cache.writer.applyDraft(draft, { cursor: 'c' })).resolves.toMatchObject({
+      stored: 2 * recordsPerPart,
+    })
+    expect(cache.counts()[1]?.molecules).toBe(2 * recordsPerPart)
+    expect(cache.cursor('molecules', 1)).toBe('c')
+  })
+
+  it('drops the parts that went ahead of a page discarded, and stores the pages after it', async () => {
+    const cache = open()
+    const discarded = new PageDraft('molecules', 1, {}, cache.writer.partSink())
+    for (const record of moleculeRecords(2 * recordsPerPart + 3)) discarded.add(record)
+    const kept = new PageDraft('molecules', 1, {}, cache.writer.partSink())
+    for (const record of moleculeRecords(recordsPerPart + 1, 1000)) kept.add(record)
+    discarded.discard()
+    expect(() => discarded.add(moleculeRecords(1)[0])).toThrow(/handed over already/)
+    await cache.writer.applyDraft(kept, { cursor: 'kept' })
+    const ids = cache.list('molecules', 1, { sort: 'id', limit: 1000 }).records.map((r) => r.id)
+    expect(ids).toEqual(Array.from({ length: recordsPerPart + 1 }, (_, index) => 1000 + index))
+    expect(cache.cursor('molecules', 1)).toBe('kept')
+  })
+
+  it('drops the parts that went ahead of a page that may not be written after a failed one', async () => {
+    const cache = open()
+    // It fails in the worker, while the next page's parts go ahead.
+    const failed = cache.writer.commit(new WriteBatch().retainOnly('molecules', 1, ['x']))
+    const draft = new PageDraft('molecules', 1, {}, cache.writer.partSink())
+    for (const record of moleculeRecords(recordsPerPart + 1)) draft.add(record)
+    const refused = cache.writer.applyDraft(draft, {}, { after: failed })
+    await expect(failed).rejects.toMatchObject({ code: 'validation' })
+    await expect(refused).rejects.toMatchObject({ code: 'cancelled' })
+    await expect(
+      cache.writer.applyPage('projects', 1, [{ id: 1, name: 'P' }]),
+    ).resolves.toMatchObject({ stored: 1 })
+    expect(cache.counts()[1]).toEqual({ projects: 1 })
+  })
+
+  it('refuses the commit of a page whose parts went ahead once the cache is closed', async () => {
+    const cache = open()
+    const draft = new PageDraft('molecules', 1, {}, cache.writer.partSink())
+    for (const record of moleculeRecords(recordsPerPart + 1)) draft.add(record)
+    await cache.close()
+    caches.splice(caches.indexOf(cache), 1)
+    await expect(cache.writer.applyDraft(draft)).rejects.toMatchObject({ code: 'cancelled' })
+  })
+
+  it('puts a page whose parts went ahead first in its batch, or refuses it', () => {
+    const cache = open()
+    const draft = new PageDraft('molecules', 1, {}, cache.writer.partSink())
+    const batch = new WriteBatch().saveCursor('molecules', 1, 'c')
+    expect(() => batch.applyDraft(draft)).toThrow(/first write of its batch/)
+    draft.discard()
   })
 })

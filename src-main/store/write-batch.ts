@@ -6,7 +6,7 @@ import {
   type AppliedPage,
   type CacheWrites,
 } from './cache-writes.ts'
-import { addInParts, PageDraft } from './page-draft.ts'
+import { addInParts, PageDraft, type PartSink } from './page-draft.ts'
 import { joinParts, type PreparedPage } from './record-rows.ts'
 
 /**
@@ -63,6 +63,8 @@ export type BatchWrite =
 /** Writes that commit together, in one transaction, or not at all. */
 export class WriteBatch {
   readonly writes: BatchWrite[] = []
+  /** Where the parts of the batch's first page went ahead of it (PageDraft's sink), if anywhere. */
+  sentAhead: PartSink | undefined
 
   applyPage(
     kind: string,
@@ -83,9 +85,20 @@ export class WriteBatch {
     return this
   }
 
-  /** A page made ready as its records came (PageDraft); it can be handed over once. */
+  /**
+   * A page made ready as its records came (PageDraft); it can be handed over once. A page whose
+   * parts went ahead (its sink) must be the batch's first write, since they reached the writer
+   * before anything else of the batch.
+   */
   applyDraft(draft: PageDraft, options: Omit<ApplyPageOptions, 'parentId' | 'texts'> = {}): this {
+    if (draft.sink && this.writes.length > 0) {
+      throw new AppError(
+        'internal',
+        `A page of ${draft.kind} whose parts went ahead must be the first write of its batch.`,
+      )
+    }
     this.writes.push({ type: 'draft', parts: draft.finish(), options })
+    if (draft.sink) this.sentAhead = draft.sink
     return this
   }
 

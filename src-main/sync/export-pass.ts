@@ -61,7 +61,8 @@ export async function exportPass<Draft extends PageInProgress>(
     if (draft.length > 0) await flush()
     await handedOver.committed()
   } finally {
-    // A pass stopped by a failure leaves nothing of its own running.
+    // A pass stopped by a failure leaves nothing of its own running, nor a page half sent.
+    draft.discard()
     await handedOver.settled()
   }
   return { position, ids, total }

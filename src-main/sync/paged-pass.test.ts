@@ -23,8 +23,13 @@ function listing() {
 /** A store whose commits the test settles by hand, in the order they were asked. */
 function heldStore() {
   const asked: { ids: number[]; settle: (error?: Error) => void }[] = []
+  const drafts: IdsDraft[] = []
   const commit: PageCommitter<IdsDraft> = {
-    draft: () => new IdsDraft(),
+    draft: () => {
+      const draft = new IdsDraft()
+      drafts.push(draft)
+      return draft
+    },
     commit: (page) => ({
       sent: Promise.resolve(),
       committed: new Promise<void>((resolve, reject) => {
@@ -32,17 +37,21 @@ function heldStore() {
       }),
     }),
   }
-  return { asked, commit }
+  return { asked, drafts, commit }
 }
 
 /** A page that keeps only its records' ids. */
 class IdsDraft {
   readonly ids: number[] = []
+  discarded = false
   get length(): number {
     return this.ids.length
   }
   add(record: unknown): void {
     this.ids.push((record as { id: number }).id)
+  }
+  discard(): void {
+    this.discarded = true
   }
 }
 
@@ -97,5 +106,25 @@ describe('a paged pass stopped as asked', () => {
     store.asked[0]!.settle(new Error('disk full'))
     for (const commit of store.asked.slice(1)) commit.settle()
     await expect(exported).rejects.toThrow('disk full')
+  })
+
+  it('lets go of the page it was filling when the export fails midway', async () => {
+    const store = heldStore()
+    const failing = {
+      async *recordsWithText() {
+        for (let id = 1; id <= pageSize + 500; id++) yield { record: { id }, text: `{"id":${id}}` }
+        throw new Error('connection reset')
+      },
+    } as unknown as FinishedExport<unknown>
+    const exported = exportPass(failing, start, store.commit, {}, total)
+    exported.catch(() => {})
+    while (store.asked.length < 1) await new Promise((resolve) => setImmediate(resolve))
+    store.asked[0]!.settle()
+    await expect(exported).rejects.toThrow('connection reset')
+    expect(store.asked.map(({ ids }) => ids.length)).toEqual([pageSize])
+    expect(store.drafts.map((draft) => [draft.length, draft.discarded])).toEqual([
+      [pageSize, false],
+      [500, true],
+    ])
   })
 })

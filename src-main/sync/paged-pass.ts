@@ -27,6 +27,8 @@ export interface PageInProgress {
   readonly length: number
   /** `text`: the record's JSON text as the server wrote it, where the record is exactly that. */
   add(record: unknown, text?: string): void
+  /** The page will not be committed (the pass failed): what went ahead of it is let go. */
+  discard(): void
 }
 
 export interface PassOutcome {
@@ -103,7 +105,13 @@ export async function pagedPass<Draft extends PageInProgress>(
         (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
       const stopping = !finished && stopWhen()
       if (!finished && !stopping) pending = request(reached)
-      const draft = await addInParts(pages.draft(), records, page.texts?.())
+      const draft = pages.draft()
+      try {
+        await addInParts(draft, records, page.texts?.())
+      } catch (error) {
+        draft.discard()
+        throw error
+      }
       await handedOver.add(pages.commit(draft, reached, total))
       position = reached
       if (ids) for (const record of records) pushId(ids, record)

@@ -2,7 +2,7 @@ import type { FinishedExport } from '../api/index.ts'
 import type { AppliedPage, VaultCache } from '../store/vault-cache.ts'
 import { recordKind, type RecordKindName } from '../store/record-kinds.ts'
 import { isObject, toId, toLinkId } from '../store/record-values.ts'
-import { PageDraft } from '../store/page-draft.ts'
+import { PageDraft, type PartSink } from '../store/page-draft.ts'
 import { WriteBatch } from '../store/write-batch.ts'
 import type { Logger } from '../shared/logger.ts'
 import { pullDoseResponse } from './dose-response-pull.ts'
@@ -381,10 +381,12 @@ class KindPull {
       return { stored }
     }
     return {
-      draft: () =>
-        kind === 'readout_rows'
-          ? new NotingDraft(kind, context.vaultId, (record) => this.#noteReadout(record))
-          : new PageDraft(kind, context.vaultId),
+      draft: () => {
+        const sink = cache.writer.partSink()
+        return kind === 'readout_rows'
+          ? new NotingDraft(kind, context.vaultId, sink, (record) => this.#noteReadout(record))
+          : new PageDraft(kind, context.vaultId, {}, sink)
+      },
       commit: (page, position, total) => {
         const handed = handOver(page, position)
         return {
@@ -459,8 +461,13 @@ function newPass(since: string | null): PassPosition {
 class NotingDraft extends PageDraft {
   readonly #note: (record: unknown) => void
 
-  constructor(kind: RecordKindName, vaultId: number, note: (record: unknown) => void) {
-    super(kind, vaultId)
+  constructor(
+    kind: RecordKindName,
+    vaultId: number,
+    sink: PartSink,
+    note: (record: unknown) => void,
+  ) {
+    super(kind, vaultId, {}, sink)
     this.#note = note
   }
 

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { PageDraft, recordsPerPart } from '../../src-main/store/page-draft.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { walKeptBytes } from '../../src-main/store/wal-checkpoints.ts'
 import { WriteBatch } from '../../src-main/store/write-batch.ts'
@@ -307,13 +308,21 @@ describe('the cache writer: sync commits pages in a worker thread', () => {
   it('stops its worker a while after it settled, and starts it again for the next batch', async () => {
     const store = openCache()
     await store.writer.applyPage('molecules', 1, moleculeRecords(2))
+    // Pages whose parts went ahead keep it running only until they are committed or discarded.
+    const ahead = () => {
+      const draft = new PageDraft('molecules', 1, {}, store.writer.partSink())
+      for (const record of moleculeRecords(recordsPerPart + 1, 100)) draft.add(record)
+      return draft
+    }
+    ahead().discard()
+    await store.writer.applyDraft(ahead())
     expect(store.writer.running).toBe(true)
     await vi.waitFor(() => expect(store.writer.running).toBe(false), {
       timeout: 25_000,
       interval: 200,
     })
     await store.writer.applyPage('molecules', 1, moleculeRecords(2, 3))
-    expect(store.counts()[1]?.molecules).toBe(4)
+    expect(store.counts()[1]?.molecules).toBe(recordsPerPart + 1 + 4)
   }, 30_000)
 
   it('fails what is waiting when the cache closes, and refuses writes after', async () => {
