@@ -103,7 +103,7 @@ export class CacheWriter {
    * them (about a twentieth of a first sync's time). The worker keeps them until the page comes.
    */
   partSink(): PartSink {
-    return new PartsSentAhead({
+    return new PartsSentAhead(this, {
       reserve: () => {
         if (this.#closed) return null
         clearTimeout(this.#retiring)
@@ -195,7 +195,10 @@ export class CacheWriter {
     settle: Waiting,
   ): Promise<void> {
     const { sentAhead } = batch
-    if (sentAhead !== undefined && !(sentAhead instanceof PartsSentAhead)) {
+    if (
+      sentAhead !== undefined &&
+      !(sentAhead instanceof PartsSentAhead && sentAhead.owner === this)
+    ) {
       throw new AppError('internal', 'The parts of this page went ahead to another writer.')
     }
     let id: number
@@ -369,11 +372,14 @@ interface AheadOfPages {
  * that took them, should it stop before the page is committed: the commit then fails.
  */
 class PartsSentAhead implements PartSink {
+  /** The writer whose worker takes the parts: only its batches may commit them. */
+  readonly owner: CacheWriter
   readonly #writer: AheadOfPages
   #reserved: { id: number; worker: Worker } | null = null
   #ended = false
 
-  constructor(writer: AheadOfPages) {
+  constructor(owner: CacheWriter, writer: AheadOfPages) {
+    this.owner = owner
     this.#writer = writer
   }
 

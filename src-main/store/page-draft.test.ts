@@ -129,6 +129,14 @@ describe('a page made ready as its records come, committed by the cache writer',
     await expect(cache.writer.applyDraft(draft)).rejects.toMatchObject({ code: 'cancelled' })
   })
 
+  it("refuses a page whose parts went ahead to another cache's writer", async () => {
+    const [cache, other] = [open(), open()]
+    const draft = new PageDraft('molecules', 1, {}, other.writer.partSink())
+    for (const record of moleculeRecords(recordsPerPart + 1)) draft.add(record)
+    await expect(cache.writer.applyDraft(draft)).rejects.toMatchObject({ code: 'internal' })
+    expect(cache.counts()[1]).toBeUndefined()
+  })
+
   it('puts a page whose parts went ahead first in its batch, or refuses it', () => {
     const cache = open()
     const draft = new PageDraft('molecules', 1, {}, cache.writer.partSink())
