@@ -242,12 +242,7 @@ export class CacheWriter {
         if (request.final) break
       }
     } catch (error) {
-      worker.postMessage({
-        id,
-        writes: [],
-        final: true,
-        abandoned: true,
-      } satisfies CommitRequest)
+      worker.postMessage(abandoned(id))
       this.#waiting.delete(id)
       throw error
     }
@@ -356,6 +351,11 @@ function settlement(
   }
 }
 
+/** Tells the worker to drop what came of batch `id`: the rest of it will not come. */
+function abandoned(id: number): CommitRequest {
+  return { id, writes: [], final: true, abandoned: true }
+}
+
 interface AheadOfPages {
   /** A batch id and the worker for a page's parts; null once the writer is closed. */
   reserve(): { id: number; worker: Worker } | null
@@ -401,12 +401,7 @@ class PartsSentAhead implements PartSink {
     const reserved = this.#reserved
     if (!reserved) return
     if (this.#writer.running() === reserved.worker) {
-      reserved.worker.postMessage({
-        id: reserved.id,
-        writes: [],
-        final: true,
-        abandoned: true,
-      } satisfies CommitRequest)
+      reserved.worker.postMessage(abandoned(reserved.id))
     }
     this.#writer.ended()
   }

@@ -56,6 +56,8 @@ export type BatchWrite =
       type: 'draft'
       parts: readonly PreparedPage[]
       options: Omit<ApplyPageOptions, 'parentId' | 'texts'>
+      /** Where its other parts went ahead of it (PageDraft's sink), if anywhere. */
+      sentAhead?: PartSink
     }
   | { type: 'vaults'; records: readonly unknown[] }
   | Exclude<CacheWrite, PageWrite | VaultsWrite>
@@ -63,8 +65,6 @@ export type BatchWrite =
 /** Writes that commit together, in one transaction, or not at all. */
 export class WriteBatch {
   readonly writes: BatchWrite[] = []
-  /** Where the parts of the batch's first page went ahead of it (PageDraft's sink), if anywhere. */
-  sentAhead: PartSink | undefined
 
   applyPage(
     kind: string,
@@ -97,9 +97,20 @@ export class WriteBatch {
         `A page of ${draft.kind} whose parts went ahead must be the first write of its batch.`,
       )
     }
-    this.writes.push({ type: 'draft', parts: draft.finish(), options })
-    if (draft.sink) this.sentAhead = draft.sink
+    const parts = draft.finish()
+    this.writes.push({
+      type: 'draft',
+      parts,
+      options,
+      ...(draft.sink && { sentAhead: draft.sink }),
+    })
     return this
+  }
+
+  /** Where the parts of the batch's first page went ahead of it, if anywhere (see applyDraft). */
+  get sentAhead(): PartSink | undefined {
+    const [first] = this.writes
+    return first?.type === 'draft' ? first.sentAhead : undefined
   }
 
   retainOnly(
