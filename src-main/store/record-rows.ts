@@ -1,7 +1,7 @@
 import { createdAtOf, modifiedAtOf, recordKind, type RecordKind } from './record-kinds.ts'
 import type { RecordKindName } from './record-kinds.ts'
 import { distinct, isObject, toId, type JsonObject, type SqlValue } from './record-values.ts'
-import { searchColumns } from './search-text.ts'
+import { searchColumnCount, searchColumns } from './search-text.ts'
 
 /** A record of a page that was not stored, and why (the rest of the page is). */
 export interface RejectedRecord {
@@ -17,7 +17,8 @@ export interface RejectedRecord {
  * - `ids[i]`, the server id;
  * - `width` values from `values[i * width]`, in the order of valueColumns(kind), its JSON last
  *   (null for a batch nested in its molecule, whose JSON is read from the molecule's);
- * - when the kind has search documents, its five search columns from `search[i * 5]`;
+ * - when the kind has search documents, its search columns but the scope (searchColumns) from
+ *   `search[i * searchColumnCount]`;
  * - when the kind links projects, the project ids `projects[projectStarts[i]]` up to
  *   `projects[projectStarts[i + 1]]`.
  */
@@ -73,10 +74,10 @@ function emptyRows(kind: RecordKind): PreparedRows {
 }
 
 /**
- * Makes a page (or a part of one) of records ready for the cache, then `finish` answers it. Records that are not objects with an integer
- * id, or cannot be written as JSON, are rejected with the reason; the rest are kept. A molecule's
- * nested batches are made ready with it; should a molecule come twice in a page, only the
- * batches of its last occurrence are kept.
+ * Makes a page (or a part of one) of records ready for the cache, then `finish` answers it.
+ * Records that are not objects with an integer id, or cannot be written as JSON, are rejected
+ * with the reason; the rest are kept. A molecule's nested batches are made ready with it; should
+ * a molecule come twice in a page, only the batches of its last occurrence are kept.
  */
 export class PageBuilder {
   readonly #kind: RecordKind
@@ -216,7 +217,10 @@ function keepRows(
     kept.owners.push(owner)
     kept.ids.push(nested.ids[row]!)
     kept.values.push(...nested.values.slice(row * width, (row + 1) * width))
-    if (nested.search) kept.search!.push(...nested.search.slice(row * 5, row * 5 + 5))
+    if (nested.search) {
+      const start = row * searchColumnCount
+      kept.search!.push(...nested.search.slice(start, start + searchColumnCount))
+    }
     if (nested.projectStarts) {
       const starts = nested.projectStarts
       kept.projects.push(...nested.projects.slice(starts[row], starts[row + 1]))
@@ -271,26 +275,15 @@ function addRow(
   }
   values.push(text)
   rows.ids.push(id)
-  addDerived(rows, kind, vaultId, id, record)
+  addDerived(rows, kind, record)
   return null
 }
 
 /** Appends what a row's record gives besides its columns: its search columns and projects. */
-export function addDerived(
-  rows: PreparedRows,
-  kind: RecordKind,
-  vaultId: number,
-  id: number,
-  record: JsonObject,
-): void {
+export function addDerived(rows: PreparedRows, kind: RecordKind, record: JsonObject): void {
   if (rows.search && kind.searchOf) {
-    // A vault's own record is searched as part of that vault.
-    const scope = kind.name === 'vaults' ? id : vaultId
-    const [name, identifiers, synonyms, content, scopeToken] = searchColumns(
-      kind.searchOf(record),
-      scope,
-    )
-    rows.search.push(name, identifiers, synonyms, content, scopeToken)
+    const [name, identifiers, synonyms, content] = searchColumns(kind.searchOf(record))
+    rows.search.push(name, identifiers, synonyms, content)
   }
   if (rows.projectStarts && kind.projectsOf) {
     for (const projectId of distinct(kind.projectsOf(record))) rows.projects.push(projectId)

@@ -10,7 +10,7 @@ import {
   type RejectedRecord,
 } from './record-rows.ts'
 import { toId, type JsonObject, type SqlValue } from './record-values.ts'
-import { searchRowid } from './search-text.ts'
+import { searchColumnCount, searchRowid, vaultScopeToken } from './search-text.ts'
 
 export type { RejectedRecord } from './record-rows.ts'
 
@@ -23,7 +23,6 @@ interface KindStatements {
   existing: Database.Statement<[number, string], { id: number; row_id: number }>
   highestId: Database.Statement<[number], number | null>
   lastRowId: Database.Statement<[], number | null>
-  insert: Batched
   /** better-sqlite3 binds an array argument as the statement's parameters, in order. */
   update: Database.Statement<[SqlValue[]]>
   keptMembers: Database.Statement<[{ rowId: number; members: string }], string | null>
@@ -34,12 +33,6 @@ interface KindStatements {
  * arguments; 32 rows a run take about a sixth off writing small rows one by one.
  */
 const rowsPerInsert = 32
-/**
- * Search documents go in one per statement: FTS5 takes the rows of a multi-row INSERT one at a
- * time anyway, and did so at twice the cost per document (11 µs against 6 for a molecule).
- */
-const searchRowsPerInsert = 1
-
 const batches = recordKind('batches')
 
 /** A row written, and where its search columns and project ids are (row `row` of `rows`). */
@@ -50,51 +43,52 @@ interface Placed {
 }
 
 /** The search columns and project ids of one record, as row 0. */
-function derivedRows(kind: RecordKind, vaultId: number, id: number, record: JsonObject) {
+function derivedRows(kind: RecordKind, id: number, record: JsonObject) {
   const rows: PreparedRows = {
     width: 0,
-    ids: [],
+    ids: [id],
     values: [],
     search: kind.searchOf ? [] : null,
     projectStarts: kind.projectsOf ? [0] : null,
     projects: [],
   }
-  addDerived(rows, kind, vaultId, id, record)
+  addDerived(rows, kind, record)
   return rows
 }
 
 /**
  * Writes pages of server records, made ready by record-rows.ts, into the cache. New records are
  * inserted many rows per statement with row ids chosen here (one lookup per page finds which
- * records are new, none when the page lies above every id cached), and so are their search documents and project links; replaced records are
- * updated one by one and their old search document and links dropped. A molecule's batches are
- * written from the same page (their JSON is the molecule's). Callers run it inside an immediate
- * transaction.
+ * records are new, none when the page lies above every id cached), and so are their project
+ * links; replaced records are updated one by one and their old search document and links
+ * dropped. A molecule's batches are written from the same page (their JSON is the molecule's).
+ * Callers run it inside an immediate transaction.
+ *
+ * What every row of a statement shares (the vault, the kind code of a project link, the search
+ * scope, a nested batch's missing JSON) is written into the statement rather than bound row by
+ * row: better-sqlite3 checks and converts each value it binds, about a sixth of the writer's time
+ * (writing 50k molecules with their batches took 3% less time, 39 alternating pairs).
  */
 export class RecordWriter {
   readonly #db: Database.Database
   readonly #statements = new Map<string, KindStatements>()
-  readonly #searchInsert: Batched
+  /** By kind ('nested batches' apart): the INSERT for the vault written last (see #insertFor). */
+  readonly #inserts = new Map<string, { vaultId: number; insert: Batched }>()
+  /**
+   * By scope. One row per statement: FTS5 takes the rows of a multi-row INSERT one at a time
+   * anyway, and did so at twice the cost per document (11 µs against 6 for a molecule).
+   */
+  readonly #searchInserts = new Map<number, Database.Statement<SqlValue[]>>()
   readonly #searchDelete: Database.Statement<[number]>
-  readonly #projectInsert: Batched
+  /** By kind code. */
+  readonly #projectInserts = new Map<number, Batched>()
   readonly #projectDelete: Database.Statement<[number, number]>
   readonly #vanishedBatches: Database.Statement<[number, number, string], number>
   readonly #batchesOfMolecules: Database.Statement<[number, string], number>
 
   constructor(db: Database.Database) {
     this.#db = db
-    this.#searchInsert = new Batched(
-      db,
-      'INSERT INTO search_index (rowid, name, identifiers, synonyms, content, scope) VALUES',
-      6,
-      searchRowsPerInsert,
-    )
     this.#searchDelete = db.prepare('DELETE FROM search_index WHERE rowid = ?')
-    this.#projectInsert = new Batched(
-      db,
-      'INSERT OR IGNORE INTO record_projects (kind_code, row_id, project_id) VALUES',
-      3,
-    )
     this.#projectDelete = db.prepare(
       'DELETE FROM record_projects WHERE kind_code = ? AND row_id = ?',
     )
@@ -119,7 +113,7 @@ export class RecordWriter {
    */
   write(page: PreparedPage, keep: readonly string[] = []): WrittenPage {
     const kind = recordKind(page.kind)
-    const replaced = this.#upsert(kind, page.vaultId, page.rows, keep)
+    const replaced = this.#upsert(kind, page.vaultId, page.rows, keep, false)
     if (page.nested) this.#writeBatchesOf(page.vaultId, page.rows, page.nested, replaced)
     return { stored: page.rows.ids.length, rejected: page.rejected }
   }
@@ -177,12 +171,16 @@ export class RecordWriter {
     return deleted
   }
 
-  /** Returns, for every row in order, whether it replaced a record already cached. */
+  /**
+   * Returns, for every row in order, whether it replaced a record already cached. `nested`: the
+   * rows are batches nested in molecules, with no JSON of their own.
+   */
   #upsert(
     kind: RecordKind,
     vaultId: number,
     rows: PreparedRows,
     keep: readonly string[],
+    nested: boolean,
   ): boolean[] {
     const { ids, width } = rows
     if (ids.length === 0) return []
@@ -193,16 +191,16 @@ export class RecordWriter {
     const last = new Map<number, number>()
     ids.forEach((id, row) => last.set(id, row))
     let nextRowId = (statements.lastRowId.get() ?? 0) + 1
-    const { insert } = statements
+    const insert = this.#insertFor(kind, vaultId, nested)
+    const bound = nested ? width - 1 : width
     const placed: Placed[] = []
     for (const [id, row] of last) {
       const start = row * width
       const rowId = existing.get(id)
       if (rowId === undefined) {
         insert.value(nextRowId)
-        insert.value(vaultId)
         insert.value(id)
-        for (let column = start; column < start + width; column++)
+        for (let column = start; column < start + bound; column++)
           insert.value(rows.values[column]!)
         insert.endRow()
         placed.push({ rowId: nextRowId++, rows, row })
@@ -215,14 +213,31 @@ export class RecordWriter {
       this.#forget(kind, [rowId])
       // A record that took members over is searched and linked as it now is.
       placed.push(
-        record
-          ? { rowId, rows: derivedRows(kind, vaultId, id, record), row: 0 }
-          : { rowId, rows, row },
+        record ? { rowId, rows: derivedRows(kind, id, record), row: 0 } : { rowId, rows, row },
       )
     }
     insert.finish()
-    this.#index(kind, placed)
+    this.#index(kind, vaultId, placed)
     return replaced
+  }
+
+  /**
+   * The INSERT of a kind's rows under one vault. Only the statement of the vault written last is
+   * kept: a sync writes vault after vault, and a statement of many rows takes tens of kilobytes.
+   */
+  #insertFor(kind: RecordKind, vaultId: number, nested: boolean): Batched {
+    const key = nested ? 'nested batches' : kind.name
+    const kept = this.#inserts.get(key)
+    if (kept?.vaultId === vaultId) return kept.insert
+    const columns = valueColumns(kind)
+    const values = columns.map((column) => (nested && column === 'json' ? 'NULL' : '?'))
+    const insert = new Batched(
+      this.#db,
+      `INSERT INTO ${kind.table} (row_id, vault_id, id, ${columns.join(', ')}) VALUES`,
+      ['?', integerLiteral(vaultId), '?', ...values],
+    )
+    this.#inserts.set(key, { vaultId, insert })
+    return insert
   }
 
   /**
@@ -271,27 +286,32 @@ export class RecordWriter {
       const kept = JSON.stringify(batchIds.get(row) ?? [])
       this.#forget(batches, this.#vanishedBatches.all(vaultId, moleculeId, kept))
     }
-    this.#upsert(batches, vaultId, nested, [])
+    this.#upsert(batches, vaultId, nested, [], true)
   }
 
-  #index(kind: RecordKind, placed: readonly Placed[]): void {
+  #index(kind: RecordKind, vaultId: number, placed: readonly Placed[]): void {
     if (kind.searchOf) {
-      const insert = this.#searchInsert
+      // A vault's own record is searched as part of that vault.
+      const ownScope = kind.name === 'vaults'
+      let insert = ownScope ? null : this.#searchInsertFor(vaultId)
       for (const { rowId, rows, row } of placed) {
-        insert.value(searchRowid(rowId, kind.code))
-        for (let column = row * 5; column < row * 5 + 5; column++) {
-          insert.value(rows.search![column]!)
-        }
-        insert.endRow()
+        if (ownScope) insert = this.#searchInsertFor(rows.ids[row]!)
+        const search = rows.search!
+        const at = row * searchColumnCount
+        insert!.run(
+          searchRowid(rowId, kind.code),
+          search[at]!,
+          search[at + 1]!,
+          search[at + 2]!,
+          search[at + 3]!,
+        )
       }
-      insert.finish()
     }
     if (kind.projectsOf) {
-      const links = this.#projectInsert
+      const links = this.#projectInsertFor(kind.code)
       for (const { rowId, rows, row } of placed) {
         const { projectStarts, projects } = rows
         for (let index = projectStarts![row]!; index < projectStarts![row + 1]!; index++) {
-          links.value(kind.code)
           links.value(rowId)
           links.value(projects[index]!)
           links.endRow()
@@ -299,6 +319,32 @@ export class RecordWriter {
       }
       links.finish()
     }
+  }
+
+  #searchInsertFor(scope: number): Database.Statement<SqlValue[]> {
+    let insert = this.#searchInserts.get(scope)
+    if (!insert) {
+      integerLiteral(scope)
+      insert = this.#db.prepare<SqlValue[]>(
+        `INSERT INTO search_index (rowid, name, identifiers, synonyms, content, scope)
+           VALUES (?, ?, ?, ?, ?, '${vaultScopeToken(scope)}')`,
+      )
+      this.#searchInserts.set(scope, insert)
+    }
+    return insert
+  }
+
+  #projectInsertFor(kindCode: number): Batched {
+    let insert = this.#projectInserts.get(kindCode)
+    if (!insert) {
+      insert = new Batched(
+        this.#db,
+        'INSERT OR IGNORE INTO record_projects (kind_code, row_id, project_id) VALUES',
+        [integerLiteral(kindCode), '?', '?'],
+      )
+      this.#projectInserts.set(kindCode, insert)
+    }
+    return insert
   }
 
   /** Removes what refers to rows that are gone or about to be rewritten. */
@@ -324,11 +370,6 @@ export class RecordWriter {
         lastRowId: this.#db
           .prepare<[], number | null>(`SELECT max(row_id) FROM ${kind.table}`)
           .pluck(),
-        insert: new Batched(
-          this.#db,
-          `INSERT INTO ${kind.table} (row_id, vault_id, id, ${columns.join(', ')}) VALUES`,
-          columns.length + 3,
-        ),
         update: this.#db.prepare<[SqlValue[]]>(
           `UPDATE ${kind.table} SET ${columns.map((column) => `${column} = ?`).join(', ')}
              WHERE row_id = ?`,
@@ -366,11 +407,12 @@ function cachedRows(
 }
 
 /**
- * An INSERT of `width` values per row, run many rows at a time: rows are written value by value
- * into one reused parameter array, which is run whenever it holds `rows` rows; `finish` runs the
- * rest row by row. The values go to SQLite as arguments, not as one array: better-sqlite3 reads
- * an array element by element through N-API property lookups (about 6% of the writer's time),
- * and arguments directly; a first sync then took 5-7% less CPU.
+ * An INSERT run many rows at a time, each row `row` (SQL expressions, '?' for the values given):
+ * rows are written value by value into one reused parameter array, which is run whenever it
+ * holds `rowsPerInsert` rows; `finish` runs the rest row by row. The values go to SQLite as
+ * arguments, not as one array: better-sqlite3 reads an array element by element through N-API
+ * property lookups (about 6% of the writer's time), and arguments directly; a first sync then
+ * took 5-7% less CPU.
  */
 class Batched {
   readonly #many: Database.Statement<SqlValue[]>
@@ -379,22 +421,18 @@ class Batched {
   readonly #chunk: SqlValue[]
   #filled = 0
 
-  constructor(db: Database.Database, insertInto: string, width: number, rows = rowsPerInsert) {
-    const row = `(${Array.from({ length: width }, () => '?').join(', ')})`
+  constructor(db: Database.Database, insertInto: string, row: readonly string[]) {
+    const values = `(${row.join(', ')})`
     this.#many = db.prepare<SqlValue[]>(
-      `${insertInto} ${Array.from({ length: rows }, () => row).join(', ')}`,
+      `${insertInto} ${Array.from({ length: rowsPerInsert }, () => values).join(', ')}`,
     )
-    this.#one = db.prepare<[SqlValue[]]>(`${insertInto} ${row}`)
-    this.#width = width
-    this.#chunk = new Array<SqlValue>(width * rows).fill(null)
+    this.#one = db.prepare<[SqlValue[]]>(`${insertInto} ${values}`)
+    this.#width = row.filter((value) => value === '?').length
+    this.#chunk = new Array<SqlValue>(this.#width * rowsPerInsert).fill(null)
   }
 
   value(value: SqlValue): void {
     this.#chunk[this.#filled++] = value
-  }
-
-  values(values: readonly SqlValue[]): void {
-    for (const value of values) this.#chunk[this.#filled++] = value
   }
 
   /** Ends the row whose values were just given. */
@@ -410,6 +448,14 @@ class Batched {
     }
     this.#filled = 0
   }
+}
+
+/** An id or code written into a statement's text, checked: unlike a bound value, it is SQL. */
+function integerLiteral(value: number): string {
+  if (!Number.isSafeInteger(value)) {
+    throw new AppError('internal', `Cannot write records: ${describe(value)} is not an integer id.`)
+  }
+  return String(value)
 }
 
 /** A member name as a JSON path, quoted so that any name is taken literally. */

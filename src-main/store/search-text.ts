@@ -8,22 +8,20 @@ export const kindCodeOfSearchRowid = (rowid: number): number => rowid % 64
 /** The scope column's token: it starts with '_', which no word of a query does. */
 export const vaultScopeToken = (vaultId: number): string => `_v${vaultId}`
 
-/** The search_index columns of a document, in table order. */
-export type SearchColumns = [
-  name: string,
-  identifiers: string,
-  synonyms: string,
-  content: string,
-  scope: string,
-]
+/**
+ * The search_index columns of a document, in table order, but for the scope: the writer gives
+ * that as part of its statement (one per vault), not as a value bound for every row.
+ */
+export type SearchColumns = [name: string, identifiers: string, synonyms: string, content: string]
 
-export function searchColumns(document: SearchDocument, vaultId: number): SearchColumns {
+export const searchColumnCount = 4
+
+export function searchColumns(document: SearchDocument): SearchColumns {
   return [
     indexedText(document.name === undefined ? [] : [document.name]),
     indexedText(document.identifiers),
     indexedText(document.synonyms),
     indexedText(document.content),
-    vaultScopeToken(vaultId),
   ]
 }
 

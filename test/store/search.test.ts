@@ -88,6 +88,30 @@ describe('search as you type', () => {
     cache.retainOnly('molecules', 1, [])
     expect(cache.search('acetylsal', { vaultId: 1 }).hits).toEqual([])
   })
+
+  it('keeps records in the vault they were written to when writes go back to an earlier vault', () => {
+    cache.applyPage('molecules', 1, [
+      { id: 901, name: 'Zoledronic acid', projects: [{ id: 7, name: 'Bone' }] },
+    ])
+    expect(cache.search('zoledr', { vaultId: 1 }).hits.map((hit) => hit.id)).toEqual([901])
+    expect(cache.search('zoledr', { vaultId: 2 }).hits).toEqual([])
+    expect(cache.get('molecules', 1, 901)).toMatchObject({ name: 'Zoledronic acid' })
+    expect(cache.get('molecules', 2, 901)).toBeNull()
+    const inProject = cache.list('molecules', 1, { projectId: 7 }).records
+    expect(inProject.map((record) => record.id)).toEqual([901])
+  })
+
+  it("finds a vault's own record within that vault", () => {
+    cache.applyPage('vaults', 0, [
+      { id: 1, name: 'Oncology' },
+      { id: 2, name: 'Neurology' },
+    ])
+    const vaultsFound = (text: string, vaultId: number) =>
+      cache.search(text, { vaultId, kinds: ['vaults'] }).hits.map((hit) => hit.id)
+    expect(vaultsFound('onco', 1)).toEqual([1])
+    expect(vaultsFound('onco', 2)).toEqual([])
+    expect(vaultsFound('neuro', 2)).toEqual([2])
+  })
 })
 
 describe('search over many records', () => {
