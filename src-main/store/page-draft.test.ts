@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { moleculeRecords } from '../../test/store/fixtures/molecule-records.ts'
@@ -127,6 +128,29 @@ describe('a page made ready as its records come, committed by the cache writer',
     await cache.close()
     caches.splice(caches.indexOf(cache), 1)
     await expect(cache.writer.applyDraft(draft)).rejects.toMatchObject({ code: 'cancelled' })
+  })
+
+  it('fails the commit of a page whose parts went to a writer that stopped since', async () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    const { cache } = VaultCache.open(file)
+    caches.push(cache)
+    // The worker opens the file when the first part starts it: moved away, the worker dies.
+    fs.renameSync(file, `${file}.away`)
+    const draft = new PageDraft('molecules', 1, {}, cache.writer.partSink())
+    for (const record of moleculeRecords(recordsPerPart + 1)) draft.add(record)
+    const alongside = cache.writer.commit(new WriteBatch().saveCursor('molecules', 1, 'c'))
+    await expect(alongside).rejects.toMatchObject({ code: 'storage' })
+    fs.renameSync(`${file}.away`, file)
+    await expect(cache.writer.applyDraft(draft)).rejects.toMatchObject({
+      code: 'storage',
+      message: expect.stringMatching(/writer stopped while the page was being handed/),
+    })
+    const next = new PageDraft('molecules', 1, {}, cache.writer.partSink())
+    for (const record of moleculeRecords(recordsPerPart + 1, 500)) next.add(record)
+    await cache.writer.applyDraft(next)
+    expect(cache.counts()[1]).toMatchObject({ molecules: recordsPerPart + 1 })
+    expect(cache.get('molecules', 1, 1)).toBeNull()
+    expect(cache.get('molecules', 1, 500)).not.toBeNull()
   })
 
   it("refuses a page whose parts went ahead to another cache's writer", async () => {
