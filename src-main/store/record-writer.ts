@@ -75,7 +75,7 @@ export class RecordWriter {
   /** By kind ('nested batches' apart): the INSERT for the vault written last (see #insertFor). */
   readonly #inserts = new Map<string, { vaultId: number; insert: Batched }>()
   /**
-   * By scope. One row per statement: FTS5 takes the rows of a multi-row INSERT one at a time
+   * By scope (one per vault, each small). One row per statement: FTS5 takes the rows of a multi-row INSERT one at a time
    * anyway, and did so at twice the cost per document (11 µs against 6 for a molecule).
    */
   readonly #searchInserts = new Map<number, Database.Statement<SqlValue[]>>()
@@ -291,14 +291,12 @@ export class RecordWriter {
 
   #index(kind: RecordKind, vaultId: number, placed: readonly Placed[]): void {
     if (kind.searchOf) {
-      // A vault's own record is searched as part of that vault.
-      const ownScope = kind.name === 'vaults'
-      let insert = ownScope ? null : this.#searchInsertFor(vaultId)
       for (const { rowId, rows, row } of placed) {
-        if (ownScope) insert = this.#searchInsertFor(rows.ids[row]!)
+        // A vault's own record is searched as part of that vault.
+        const scope = kind.name === 'vaults' ? rows.ids[row]! : vaultId
         const search = rows.search!
         const at = row * searchColumnCount
-        insert!.run(
+        this.#searchInsertFor(scope).run(
           searchRowid(rowId, kind.code),
           search[at]!,
           search[at + 1]!,
