@@ -62,7 +62,8 @@ const batchColumns = valueColumns(batches)
 const batchMoleculeId = batchColumns.indexOf('molecule_id')
 const batchPosition = batchColumns.indexOf('position')
 
-function emptyRows(kind: RecordKind): PreparedRows {
+/** No rows yet, laid out for `kind`. */
+export function emptyRows(kind: RecordKind): PreparedRows {
   return {
     width: kind.columns.length + 4,
     ids: [],

@@ -4,6 +4,7 @@ import { recordKind, recordKinds, type RecordKind } from './record-kinds.ts'
 import {
   addDerived,
   describe,
+  emptyRows,
   valueColumns,
   type PreparedPage,
   type PreparedRows,
@@ -44,14 +45,8 @@ interface Placed {
 
 /** The search columns and project ids of one record, as row 0. */
 function derivedRows(kind: RecordKind, id: number, record: JsonObject) {
-  const rows: PreparedRows = {
-    width: 0,
-    ids: [id],
-    values: [],
-    search: kind.searchOf ? [] : null,
-    projectStarts: kind.projectsOf ? [0] : null,
-    projects: [],
-  }
+  const rows = emptyRows(kind)
+  rows.ids.push(id)
   addDerived(rows, kind, record)
   return rows
 }
