@@ -108,8 +108,15 @@ export class RecordWriter {
    */
   write(page: PreparedPage, keep: readonly string[] = []): WrittenPage {
     const kind = recordKind(page.kind)
-    const replaced = this.#upsert(kind, page.vaultId, page.rows, keep, false)
-    if (page.nested) this.#writeBatchesOf(page.vaultId, page.rows, page.nested, replaced)
+    try {
+      const replaced = this.#upsert(kind, page.vaultId, page.rows, keep, false)
+      if (page.nested) this.#writeBatchesOf(page.vaultId, page.rows, page.nested, replaced)
+    } catch (error) {
+      // The caller's transaction undoes what the page wrote; rows it gave a multi-row INSERT
+      // that did not run yet are dropped here, or the next page would write them.
+      this.#dropPendingRows()
+      throw error
+    }
     return { stored: page.rows.ids.length, rejected: page.rejected }
   }
 
@@ -348,6 +355,11 @@ export class RecordWriter {
     }
   }
 
+  #dropPendingRows(): void {
+    for (const { insert } of this.#inserts.values()) insert.drop()
+    for (const insert of this.#projectInserts.values()) insert.drop()
+  }
+
   #statementsFor(kind: RecordKind): KindStatements {
     let statements = this.#statements.get(kind.name)
     if (!statements) {
@@ -439,6 +451,11 @@ class Batched {
     for (let start = 0; start < this.#filled; start += this.#width) {
       this.#one.run(this.#chunk.slice(start, start + this.#width))
     }
+    this.#filled = 0
+  }
+
+  /** Forgets the rows given since the last run (their write failed). */
+  drop(): void {
     this.#filled = 0
   }
 }
