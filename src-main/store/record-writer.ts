@@ -70,8 +70,9 @@ export class RecordWriter {
   /** By kind ('nested batches' apart): the INSERT for the vault written last (see #insertFor). */
   readonly #inserts = new Map<string, { vaultId: number; insert: Batched }>()
   /**
-   * By scope (one per vault, each small). One row per statement: FTS5 takes the rows of a multi-row INSERT one at a time
-   * anyway, and did so at twice the cost per document (11 µs against 6 for a molecule).
+   * By scope (one per vault, each small). One row per statement: FTS5 takes the rows of a
+   * multi-row INSERT one at a time anyway, and did so at twice the cost per document (11 µs
+   * against 6 for a molecule).
    */
   readonly #searchInserts = new Map<number, Database.Statement<SqlValue[]>>()
   readonly #searchDelete: Database.Statement<[number]>
