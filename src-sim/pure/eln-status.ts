@@ -1,6 +1,7 @@
 /**
- * The ELN entry status machine (gaps.md). Witnessing is a vault setting: with it, an entry is
- * submitted to a witness who approves or rejects it; without it, the author finalizes directly.
+ * The ELN entry status machine (docs/spec/gaps.md). Witnessing is a vault setting: with it, an
+ * entry is submitted to a witness who approves or rejects it; without it, the author finalizes
+ * directly.
  */
 
 export const ELN_STATUSES = ['open', 'submitted', 'finalized', 'discarded'] as const

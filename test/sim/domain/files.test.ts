@@ -75,7 +75,8 @@ describe('POST /files', () => {
       resource_id: String(molecule),
     })
     expect(toMolecule.status).toBe(200)
-    // The molecule's record lists its files (gaps.md: source_files[{id,name}]), oldest first.
+    // The molecule's record lists its files (docs/spec/gaps.md: source_files[{id,name}]), oldest
+    // first.
     const listed = record(await api.reader.get(`${api.main}/molecules/${molecule}`)).source_files
     expect(listed).toContainEqual({ id: record(toMolecule).id, name: 'data.csv' })
     expect((listed as { id: number }[]).map((file) => file.id)).toEqual(

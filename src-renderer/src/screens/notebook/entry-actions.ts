@@ -1,6 +1,6 @@
 /**
- * The status moves of a notebook entry (gaps.md), as buttons: which apply to a status, what each
- * needs from the person (a witness, a reason), and how the button reads.
+ * The status moves of a notebook entry (docs/spec/gaps.md), as buttons: which apply to a status,
+ * what each needs from the person (a witness, a reason), and how the button reads.
  */
 export type StatusAction =
   'submit' | 'approve' | 'reject' | 'cancel' | 'finalize' | 'reopen' | 'discard'
