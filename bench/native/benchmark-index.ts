@@ -11,10 +11,10 @@ import type { SynchronizeSummary } from '../../src-main/chem/structure-synchroni
 import { ChemWorkerPool } from '../../src-main/chem/worker-pool.ts'
 import { openDatabase } from '../../src-main/store/sqlite.ts'
 import {
-  StructureIndexRepository,
   structureDetailsMigration,
   structureIndexMigration,
-} from '../../src-main/store/structure-index-repository.ts'
+} from '../../src-main/store/cache-migrations.ts'
+import { StructureIndexRepository } from '../../src-main/store/structure-index-repository.ts'
 import { progress } from '../report.ts'
 import type { BenchmarkMolecule } from './benchmark-data.ts'
 

@@ -5,11 +5,8 @@ import type Database from 'better-sqlite3'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { AppError } from '../shared/app-error.ts'
 import { openDatabase } from '../store/sqlite.ts'
-import {
-  StructureIndexRepository,
-  structureDetailsMigration,
-  structureIndexMigration,
-} from '../store/structure-index-repository.ts'
+import { structureDetailsMigration, structureIndexMigration } from '../store/cache-migrations.ts'
+import { StructureIndexRepository } from '../store/structure-index-repository.ts'
 import { propertiesFromDescriptors } from './molecular-properties.ts'
 import { popcount } from './popcount.ts'
 import { RDKitToolkit, type Mol } from './rdkit-toolkit.ts'

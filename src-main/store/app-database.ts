@@ -21,14 +21,40 @@ export const appMigrations: readonly Migration[] = [
       );
     `),
   // Where each connection's token lives (never the token itself), and names unique regardless
-  // of case, as people read them.
-  (db) =>
+  // of case, as people read them. Step 1 kept names unique only with their case, so a later one of
+  // names that differ only in case is renamed first; released without that, the step failed on
+  // such a database (and rolled back), so no database that passed it is affected.
+  (db) => {
     db.exec(`
       ALTER TABLE connections ADD COLUMN token_storage TEXT NOT NULL DEFAULT 'keychain'
         CHECK (token_storage IN ('keychain', 'session'));
-      CREATE UNIQUE INDEX connections_by_name ON connections (name COLLATE NOCASE);
-    `),
+    `)
+    renameConnectionsAlikeInCase(db)
+    db.exec('CREATE UNIQUE INDEX connections_by_name ON connections (name COLLATE NOCASE);')
+  },
 ]
+
+/**
+ * Renames each connection whose name an earlier one (by creation) has in another case to
+ * "<name> (2)", or the next number free in any case. Only the name changes: tokens and caches
+ * are keyed by the connection's id.
+ */
+function renameConnectionsAlikeInCase(db: Database.Database): void {
+  const alike = db
+    .prepare(
+      `SELECT id, name FROM connections c WHERE EXISTS (SELECT 1 FROM connections d
+         WHERE d.name = c.name COLLATE NOCASE AND (d.created_at, d.id) < (c.created_at, c.id))
+       ORDER BY created_at, id`,
+    )
+    .all() as { id: string; name: string }[]
+  const taken = db.prepare('SELECT 1 FROM connections WHERE name = ? COLLATE NOCASE').pluck()
+  const rename = db.prepare('UPDATE connections SET name = ? WHERE id = ?')
+  for (const { id, name } of alike) {
+    let number = 2
+    while (taken.get(`${name} (${number})`) !== undefined) number++
+    rename.run(`${name} (${number})`, id)
+  }
+}
 
 export function openAppDatabase(file: string): Database.Database {
   return openDatabase(file, appMigrations, 'the app database')

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 
 /**
  * Segments of the search index past which it is merged into one. Every committed page adds one,
- * and FTS5 merges a level only once 16 gather there (cache-schema.ts, step 5); a query reads every
+ * and FTS5 merges a level only once 16 gather there (cache-migrations.ts, step 5); a query reads every
  * segment of every term it expands to, and at 250k molecules thirteen segments made typing four
  * times slower than one.
  */

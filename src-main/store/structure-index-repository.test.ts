@@ -6,11 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ParsedStructure } from '../chem/structure-input.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'
 import { openDatabase } from './sqlite.ts'
-import {
-  StructureIndexRepository,
-  structureDetailsMigration,
-  structureIndexMigration,
-} from './structure-index-repository.ts'
+import { structureDetailsMigration, structureIndexMigration } from './cache-migrations.ts'
+import { StructureIndexRepository } from './structure-index-repository.ts'
 
 function parsed(id: number, overrides: Partial<StructureRecord> = {}): StructureRecord {
   return {

@@ -1,7 +1,9 @@
 /**
  * The persisted structure index of a vault's cache: per molecule, what chem computed from its
  * structure (identity, fingerprints, pickle, properties or the reason it could not be parsed) with
- * the content hash it was computed from, and the depictions drawn from that structure.
+ * the content hash it was computed from, and the depictions drawn from that structure. Its tables
+ * are made by steps 3, 4 and 6 of the cache schema (cache-migrations.ts), which say what each
+ * column means.
  */
 import type Database from 'better-sqlite3'
 import type { DepictionSize } from '../chem/depiction-size.ts'
@@ -13,92 +15,6 @@ import {
 import { structureDetail, type ComputedDetails } from '../chem/structure-input.ts'
 import type { StructureIndexStore } from '../chem/structure-index-store.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'
-import type { Migration } from './migrations.ts'
-
-/**
- * The cache database's step that creates these tables. Molecule ids are only unique within a
- * vault (a cache holds every vault of its connection), so rows are keyed by vault and molecule.
- * Property columns carry the vault's field names and hold the values RDKit computed (the vault's
- * own values are in known_properties). Depictions are valid only while their content_hash equals
- * the molecule's. `source_modified_at` is the cached molecule's `modified_at` when ingest last
- * looked at it, so that ingest reads only molecules that changed since; `structure_index_state`
- * names the recipe (and RDKit) that computed a vault's index, so that a new one looks at all.
- */
-export const structureIndexMigration: Migration = (db) =>
-  db.exec(`
-    CREATE TABLE structure_index (
-      vault_id INTEGER NOT NULL,
-      molecule_id INTEGER NOT NULL,
-      content_hash TEXT NOT NULL,
-      parse_error TEXT,
-      canonical_smiles TEXT,
-      inchikey TEXT,
-      pattern_fp BLOB,
-      morgan_fp BLOB,
-      pickle BLOB,
-      heavy_atom_count INTEGER,
-      num_aromatic_rings INTEGER,
-      num_h_bond_acceptors INTEGER,
-      num_h_bond_donors INTEGER,
-      num_rotatable_bonds INTEGER,
-      num_rule_of_5_violations INTEGER,
-      molecular_weight REAL,
-      exact_mass REAL,
-      log_p REAL,
-      topological_polar_surface_area REAL,
-      known_properties TEXT NOT NULL DEFAULT '{}',
-      computed_at TEXT NOT NULL,
-      source_modified_at TEXT,
-      PRIMARY KEY (vault_id, molecule_id)
-    );
-    CREATE INDEX structure_index_by_canonical_smiles ON structure_index (vault_id, canonical_smiles);
-    CREATE INDEX structure_index_by_inchikey ON structure_index (vault_id, inchikey);
-    CREATE TABLE structure_depictions (
-      vault_id INTEGER NOT NULL,
-      molecule_id INTEGER NOT NULL,
-      size TEXT NOT NULL,
-      content_hash TEXT NOT NULL,
-      svg TEXT NOT NULL,
-      PRIMARY KEY (vault_id, molecule_id, size),
-      FOREIGN KEY (vault_id, molecule_id)
-        REFERENCES structure_index (vault_id, molecule_id) ON DELETE CASCADE
-    );
-    CREATE TABLE structure_index_state (
-      vault_id INTEGER PRIMARY KEY,
-      recipe TEXT NOT NULL
-    );
-  `)
-
-/**
- * The cache database's step that lets a molecule be searchable before its InChIKey and properties
- * are computed: `details_pending` holds the `structureDetail` bits still to compute.
- */
-export const structureDetailsMigration: Migration = (db) =>
-  db.exec('ALTER TABLE structure_index ADD COLUMN details_pending INTEGER NOT NULL DEFAULT 0')
-
-/**
- * The cache database's step that catches what `source_modified_at` cannot: a molecule the cache
- * rewrites with other content under the `modified_at` it had. The vault stamps whole seconds and
- * the sync's cursor reads the last second again, so a structure corrected within the second it was
- * made arrives with the stamp ingest has seen (and a molecule without a stamp always does). The
- * trigger notes such a molecule until ingest has looked at it; `seq` only grows, so that ingest
- * forgets only the notes that were there before it read the molecules.
- */
-export const unstampedChangesMigration: Migration = (db) =>
-  db.exec(`
-    CREATE TABLE structure_unstamped_changes (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      vault_id INTEGER NOT NULL,
-      molecule_id INTEGER NOT NULL,
-      UNIQUE (vault_id, molecule_id)
-    );
-    CREATE TRIGGER molecules_changed_unstamped AFTER UPDATE OF json ON molecules
-      WHEN new.modified_at IS old.modified_at AND new.json IS NOT old.json
-    BEGIN
-      INSERT OR REPLACE INTO structure_unstamped_changes (vault_id, molecule_id)
-        VALUES (new.vault_id, new.id);
-    END;
-  `)
 
 interface StructureRow {
   molecule_id: number

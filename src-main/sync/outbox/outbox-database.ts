@@ -1,10 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { Migration } from '../../store/migrations.ts'
 import { openDatabase } from '../../store/sqlite.ts'
-import type { JsonObject } from '../../store/record-values.ts'
-import { laneKey, offlineLaneRef, type LaneRef } from './lanes.ts'
-import { operations } from './operations/index.ts'
-import type { StoredOperation } from './operations/operation.ts'
 
 /**
  * The outbox lives in its own file, apart from the connections' caches, so that a damaged cache
@@ -66,37 +62,97 @@ export const outboxMigrations: readonly Migration[] = [
         renewed_at INTEGER NOT NULL
       );
     `),
+  // Lanes (`lanes.ts`): items a look-up could not tell apart go one at a time. Items queued
+  // before are put in the lanes they would have had then (see lanesOfQueuedItems).
   (db) => {
-    // Lanes (`lanes.ts`): items a look-up could not tell apart go one at a time.
     db.exec(`
       ALTER TABLE items ADD COLUMN lane TEXT;
       CREATE INDEX items_by_lane ON items (lane, id) WHERE lane IS NOT NULL;
     `)
-    const rows = db
-      .prepare('SELECT id, connection_id, vault_id, operation, payload, attachment_name FROM items')
-      .all() as {
-      id: number
-      connection_id: string
-      vault_id: number
-      operation: string
-      payload: string
-      attachment_name: string | null
-    }[]
-    const serverId = db.prepare('SELECT server_id FROM items WHERE id = ?').pluck()
-    const laneRef: LaneRef = (ref) =>
-      'id' in ref
-        ? String(ref.id)
-        : String((serverId.get(ref.item) as number | null | undefined) ?? offlineLaneRef(ref.item))
-    const setLane = db.prepare('UPDATE items SET lane = ? WHERE id = ?')
-    for (const row of rows) {
-      const operation = (operations as Partial<Record<string, StoredOperation>>)[row.operation]
-      const payload = JSON.parse(row.payload) as JsonObject
-      const part = operation?.lane?.(payload, row.attachment_name, laneRef)
-      if (part) setLane.run(laneKey(row.connection_id, row.vault_id, part), row.id)
-    }
+    lanesOfQueuedItems(db)
   },
 ]
 
 export function openOutboxDatabase(file: string): Database.Database {
   return openDatabase(file, outboxMigrations, 'the outbox')
+}
+
+interface QueuedItemRow {
+  id: number
+  connection_id: string
+  vault_id: number
+  operation: string
+  payload: string
+  attachment_name: string | null
+}
+
+/**
+ * The lanes of the items an outbox held before step 2, frozen as lanes.ts and the operations
+ * made them when the step was released: later changes to lanes must not re-file items that an
+ * older outbox upgrades. A lane is `<connection>/<vault>/<part>`; a record created offline is
+ * named by its server id once its item was sent, else `#<item>`. A payload without what its lane
+ * is made of (never queued that way: the operation's schema checks it) gets no lane rather than
+ * failing the upgrade, which would keep every queued item from being sent.
+ */
+function lanesOfQueuedItems(db: Database.Database): void {
+  const rows = db
+    .prepare('SELECT id, connection_id, vault_id, operation, payload, attachment_name FROM items')
+    .all() as QueuedItemRow[]
+  const serverId = db.prepare('SELECT server_id FROM items WHERE id = ?').pluck()
+  const setLane = db.prepare('UPDATE items SET lane = ? WHERE id = ?')
+  const recordRef = (ref: unknown): string | null => {
+    if (!isObject(ref)) return null
+    if ('id' in ref) return String(ref.id)
+    if (typeof ref.item !== 'number') return null
+    const sent = serverId.get(ref.item) as number | null | undefined
+    return String(sent ?? `#${ref.item}`)
+  }
+  const alike = (what: string, key: unknown) =>
+    `new/${what}/${encodeURIComponent(String(key).trim().toLowerCase())}`
+  for (const row of rows) {
+    const payload = parsedPayload(row.payload)
+    if (!isObject(payload)) continue
+    let part: string | null = null
+    switch (row.operation) {
+      case 'file.attach': {
+        const target = payload.target
+        const ref = isObject(target) ? recordRef(target.ref) : null
+        if (isObject(target) && ref !== null) {
+          const name = encodeURIComponent(row.attachment_name ?? '')
+          part = `file/${String(target.kind)}/${ref}/${name}`
+        }
+        break
+      }
+      case 'slurp.create':
+        part = alike('import_of_file', row.attachment_name ?? '')
+        break
+      case 'eln.create':
+        part = alike('eln_entry', payload.title)
+        break
+      case 'collection.create':
+        part = alike('collection', payload.name)
+        break
+      case 'plate.create':
+        part = alike('plate', payload.name)
+        break
+      case 'sample.create':
+        part = alike('sample_of_batch', payload.batch_id)
+        break
+    }
+    if (part !== null) {
+      setLane.run(`${encodeURIComponent(row.connection_id)}/${row.vault_id}/${part}`, row.id)
+    }
+  }
+}
+
+function parsedPayload(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return null
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,0 +1,942 @@
+import type Database from 'better-sqlite3'
+import type { Migration } from './migrations.ts'
+
+/*
+ * The steps of a connection's cache schema, each frozen as it was released: literal SQL that
+ * reads no live code (record kinds, search text, chemistry), so that a cache made by any release
+ * upgrades the way it did the day the step shipped. A released step is never edited, even to fix
+ * it: a change is a new step at the end of `cacheMigrations`. test/store/cache-upgrade.test.ts
+ * holds what every step left in the schema and fails when a released one changes.
+ *
+ * The SQL is the text each release executed, byte for byte, odd line breaks included (the record
+ * tables' `json` column starts a line): SQLite keeps every CREATE statement verbatim in
+ * sqlite_schema, so other whitespace would make a fresh cache a different file (its schema on
+ * other pages) from the one the release made.
+ */
+
+/**
+ * What step 1 created: the first layout, released before `molecules.log_p` and
+ * `readout_rows.run_date` existed. The step itself is now empty, because step 2 replaces this
+ * layout whole: a fresh cache skips it, and a cache still at step 1 holds these tables until step
+ * 2 drops them. Kept so that such a cache can be built (test/store/cache-upgrade.test.ts).
+ */
+export const firstLayout = `
+    CREATE TABLE vaults (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX vaults_by_name ON vaults (vault_id, name);
+    CREATE TABLE projects (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX projects_by_name ON projects (vault_id, name);
+    CREATE TABLE data_sets (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX data_sets_by_name ON data_sets (vault_id, name);
+    CREATE TABLE fields (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      field_type TEXT, data_type TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX fields_by_name ON fields (vault_id, name);
+    CREATE TABLE pick_list_values (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      field_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX pick_list_values_by_name ON pick_list_values (vault_id, name);
+    CREATE INDEX pick_list_values_by_field_id ON pick_list_values (vault_id, field_id);
+    CREATE TABLE users (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      email TEXT, role_name TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX users_by_name ON users (vault_id, name);
+    CREATE TABLE molecules (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      registration_type TEXT, owner TEXT, inchi_key TEXT, formula TEXT, molecular_weight REAL,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX molecules_by_name ON molecules (vault_id, name);
+    CREATE INDEX molecules_by_modified_at ON molecules (vault_id, modified_at);
+    CREATE TABLE batches (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      molecule_id INTEGER, position INTEGER, identifier TEXT COLLATE NOCASE, owner TEXT, salt_name TEXT, formula_weight REAL,
+json TEXT,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX batches_by_molecule_id ON batches (vault_id, molecule_id);
+    CREATE INDEX batches_by_identifier ON batches (vault_id, identifier);
+    CREATE TABLE collections (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      owner TEXT, collection_type TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX collections_by_name ON collections (vault_id, name);
+    CREATE TABLE protocols (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      category TEXT, data_set_id INTEGER, owner TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX protocols_by_name ON protocols (vault_id, name);
+    CREATE TABLE runs (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      protocol_id INTEGER, project_id INTEGER, run_date TEXT, person TEXT, place TEXT, slurp_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX runs_by_name ON runs (vault_id, name);
+    CREATE INDEX runs_by_protocol_id ON runs (vault_id, protocol_id);
+    CREATE INDEX runs_by_run_date ON runs (vault_id, run_date);
+    CREATE TABLE readout_rows (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      protocol_id INTEGER, run_id INTEGER, molecule_id INTEGER, batch_id INTEGER, plate_id INTEGER, row_type TEXT, control_state TEXT, well TEXT, has_modifier INTEGER NOT NULL DEFAULT 0, has_outlier INTEGER NOT NULL DEFAULT 0, has_note INTEGER NOT NULL DEFAULT 0,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX readout_rows_by_protocol_id ON readout_rows (vault_id, protocol_id);
+    CREATE INDEX readout_rows_by_run_id ON readout_rows (vault_id, run_id);
+    CREATE INDEX readout_rows_by_molecule_id ON readout_rows (vault_id, molecule_id);
+    CREATE INDEX readout_rows_by_batch_id ON readout_rows (vault_id, batch_id);
+    CREATE INDEX readout_rows_by_plate_id ON readout_rows (vault_id, plate_id);
+    CREATE TABLE plates (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      location TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX plates_by_name ON plates (vault_id, name);
+    CREATE TABLE control_layouts (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      protocol_id INTEGER, run_id INTEGER, plate_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX control_layouts_by_name ON control_layouts (vault_id, name);
+    CREATE INDEX control_layouts_by_protocol_id ON control_layouts (vault_id, protocol_id);
+    CREATE INDEX control_layouts_by_run_id ON control_layouts (vault_id, run_id);
+    CREATE INDEX control_layouts_by_plate_id ON control_layouts (vault_id, plate_id);
+    CREATE TABLE inventory_locations (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      parent_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX inventory_locations_by_name ON inventory_locations (vault_id, name);
+    CREATE INDEX inventory_locations_by_parent_id ON inventory_locations (vault_id, parent_id);
+    CREATE TABLE inventory_samples (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      batch_id INTEGER, location_id INTEGER, owner TEXT, units TEXT, current_amount REAL,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX inventory_samples_by_name ON inventory_samples (vault_id, name);
+    CREATE INDEX inventory_samples_by_batch_id ON inventory_samples (vault_id, batch_id);
+    CREATE INDEX inventory_samples_by_location_id ON inventory_samples (vault_id, location_id);
+    CREATE INDEX inventory_samples_by_modified_at ON inventory_samples (vault_id, modified_at);
+    CREATE TABLE eln_entries (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      status TEXT, author_id INTEGER, author TEXT, project_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX eln_entries_by_name ON eln_entries (vault_id, name);
+    CREATE INDEX eln_entries_by_modified_at ON eln_entries (vault_id, modified_at);
+    CREATE INDEX eln_entries_by_status ON eln_entries (vault_id, status);
+    CREATE TABLE files (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      resource_class TEXT, resource_id INTEGER, mime_type TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX files_by_name ON files (vault_id, name);
+    CREATE INDEX files_by_resource_class_resource_id ON files (vault_id, resource_class, resource_id);
+    CREATE TABLE saved_searches (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      project_id INTEGER, search_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX saved_searches_by_name ON saved_searches (vault_id, name);
+    CREATE TABLE mapping_templates (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      owner TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX mapping_templates_by_name ON mapping_templates (vault_id, name);
+    CREATE TABLE import_parsers (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX import_parsers_by_name ON import_parsers (vault_id, name);
+    CREATE TABLE registration_forms (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX registration_forms_by_name ON registration_forms (vault_id, name);
+    CREATE TABLE registration_systems (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX registration_systems_by_name ON registration_systems (vault_id, name);
+    CREATE TABLE dose_response_calculations (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      protocol_id INTEGER, readout_definition_id INTEGER, equation_type TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX dose_response_calculations_by_name ON dose_response_calculations (vault_id, name);
+    CREATE INDEX dose_response_calculations_by_protocol_id ON dose_response_calculations (vault_id, protocol_id);
+    CREATE TABLE dose_response_series (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      calculation_id INTEGER, batch_id INTEGER, run_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX dose_response_series_by_name ON dose_response_series (vault_id, name);
+    CREATE INDEX dose_response_series_by_calculation_id ON dose_response_series (vault_id, calculation_id);
+    CREATE INDEX dose_response_series_by_batch_id ON dose_response_series (vault_id, batch_id);
+    CREATE TABLE vault_status (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX vault_status_by_name ON vault_status (vault_id, name);
+    CREATE TABLE slurps (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      status TEXT, owner TEXT, project_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX slurps_by_name ON slurps (vault_id, name);
+    CREATE TABLE batch_move_jobs (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      batch_id INTEGER, molecule_id INTEGER, status TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX batch_move_jobs_by_name ON batch_move_jobs (vault_id, name);
+    CREATE INDEX batch_move_jobs_by_batch_id ON batch_move_jobs (vault_id, batch_id);
+    CREATE TABLE record_projects (
+      kind_code INTEGER NOT NULL,
+      row_id INTEGER NOT NULL,
+      project_id INTEGER NOT NULL,
+      PRIMARY KEY (kind_code, row_id, project_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX record_projects_by_project ON record_projects (project_id, kind_code, row_id);
+    CREATE VIRTUAL TABLE search_index USING fts5(
+      name, identifiers, synonyms, content, scope,
+      content = '', contentless_delete = 1,
+      tokenize = "unicode61 remove_diacritics 2 tokenchars '-_'"
+    );
+    CREATE TABLE sync_cursors (
+      vault_id INTEGER NOT NULL,
+      kind TEXT NOT NULL,
+      scope TEXT NOT NULL DEFAULT '',
+      cursor TEXT NOT NULL,
+      saved_at TEXT NOT NULL,
+      PRIMARY KEY (vault_id, kind, scope)
+    ) WITHOUT ROWID;
+    CREATE TABLE vault_syncs (
+      vault_id INTEGER PRIMARY KEY,
+      last_sync_at TEXT NOT NULL
+    );
+`
+
+const firstLayoutSkipped: Migration = () => {}
+
+/**
+ * Step 2: the record tables, project links, search index and sync state. It drops the first
+ * layout, emptying a cache of step 1; the next sync pulls everything again (its cursors are gone
+ * too), since a cache is a copy and queued work lives in the outbox. New were the sort columns
+ * `molecules.log_p` and `readout_rows.run_date`.
+ *
+ * Every record table has the same frame:
+ * - `row_id`: the local key. Declared INTEGER PRIMARY KEY so VACUUM never renumbers it, because
+ *   the search index and the project links refer to it.
+ * - `vault_id`, `id`: the server's key, unique together (ids are only unique within a vault).
+ * - `name`, `created_at`, `modified_at`: what lists show and sort on for nearly every kind.
+ *   Timestamps are normalized to `YYYY-MM-DDTHH:MM:SS.ffffffZ` so that text order is time order.
+ *   Names compare without case; batches and readout rows, without useful names, have no index
+ *   by name.
+ * - kind-specific columns: the links and the values the UI filters and sorts on.
+ * - `json`: the record exactly as the API gave it (unknown members kept). It is the last column,
+ *   so that scans which read only the columns before it do not touch its overflow pages. A batch
+ *   that came nested in its molecule has no JSON of its own (`batches.json` may be null): it is
+ *   read from the molecule's JSON at `position` in its `batches`, so that a molecule page is
+ *   serialized once.
+ *
+ * Indexes are few on purpose: every one costs each ingested record a B-tree insert.
+ */
+const createRecordsAndSearch: Migration = (db: Database.Database) =>
+  db.exec(`
+    DROP TABLE IF EXISTS vaults; DROP TABLE IF EXISTS projects; DROP TABLE IF EXISTS data_sets;
+    DROP TABLE IF EXISTS fields; DROP TABLE IF EXISTS pick_list_values; DROP TABLE IF EXISTS users;
+    DROP TABLE IF EXISTS molecules; DROP TABLE IF EXISTS batches; DROP TABLE IF EXISTS collections;
+    DROP TABLE IF EXISTS protocols; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS readout_rows;
+    DROP TABLE IF EXISTS plates; DROP TABLE IF EXISTS control_layouts;
+    DROP TABLE IF EXISTS inventory_locations; DROP TABLE IF EXISTS inventory_samples;
+    DROP TABLE IF EXISTS eln_entries; DROP TABLE IF EXISTS files;
+    DROP TABLE IF EXISTS saved_searches; DROP TABLE IF EXISTS mapping_templates;
+    DROP TABLE IF EXISTS import_parsers; DROP TABLE IF EXISTS registration_forms;
+    DROP TABLE IF EXISTS registration_systems; DROP TABLE IF EXISTS dose_response_calculations;
+    DROP TABLE IF EXISTS dose_response_series; DROP TABLE IF EXISTS vault_status;
+    DROP TABLE IF EXISTS slurps; DROP TABLE IF EXISTS batch_move_jobs;
+    DROP TABLE IF EXISTS record_projects; DROP TABLE IF EXISTS search_index;
+    DROP TABLE IF EXISTS sync_cursors; DROP TABLE IF EXISTS vault_syncs;
+
+    CREATE TABLE vaults (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX vaults_by_name ON vaults (vault_id, name);
+    CREATE TABLE projects (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX projects_by_name ON projects (vault_id, name);
+    CREATE TABLE data_sets (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX data_sets_by_name ON data_sets (vault_id, name);
+    CREATE TABLE fields (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      field_type TEXT, data_type TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX fields_by_name ON fields (vault_id, name);
+    CREATE TABLE pick_list_values (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      field_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX pick_list_values_by_name ON pick_list_values (vault_id, name);
+    CREATE INDEX pick_list_values_by_field_id ON pick_list_values (vault_id, field_id);
+    CREATE TABLE users (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      email TEXT, role_name TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX users_by_name ON users (vault_id, name);
+    CREATE TABLE molecules (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      registration_type TEXT, owner TEXT, inchi_key TEXT, formula TEXT, molecular_weight REAL, log_p REAL,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX molecules_by_name ON molecules (vault_id, name);
+    CREATE INDEX molecules_by_modified_at ON molecules (vault_id, modified_at);
+    CREATE TABLE batches (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      molecule_id INTEGER, position INTEGER, identifier TEXT COLLATE NOCASE, owner TEXT, salt_name TEXT, formula_weight REAL,
+json TEXT,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX batches_by_molecule_id ON batches (vault_id, molecule_id);
+    CREATE INDEX batches_by_identifier ON batches (vault_id, identifier);
+    CREATE TABLE collections (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      owner TEXT, collection_type TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX collections_by_name ON collections (vault_id, name);
+    CREATE TABLE protocols (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      category TEXT, data_set_id INTEGER, owner TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX protocols_by_name ON protocols (vault_id, name);
+    CREATE TABLE runs (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      protocol_id INTEGER, project_id INTEGER, run_date TEXT, person TEXT, place TEXT, slurp_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX runs_by_name ON runs (vault_id, name);
+    CREATE INDEX runs_by_protocol_id ON runs (vault_id, protocol_id);
+    CREATE INDEX runs_by_run_date ON runs (vault_id, run_date);
+    CREATE TABLE readout_rows (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      protocol_id INTEGER, run_id INTEGER, run_date TEXT, molecule_id INTEGER, batch_id INTEGER, plate_id INTEGER, row_type TEXT, control_state TEXT, well TEXT, has_modifier INTEGER NOT NULL DEFAULT 0, has_outlier INTEGER NOT NULL DEFAULT 0, has_note INTEGER NOT NULL DEFAULT 0,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX readout_rows_by_protocol_id ON readout_rows (vault_id, protocol_id);
+    CREATE INDEX readout_rows_by_run_id ON readout_rows (vault_id, run_id);
+    CREATE INDEX readout_rows_by_molecule_id ON readout_rows (vault_id, molecule_id);
+    CREATE INDEX readout_rows_by_batch_id ON readout_rows (vault_id, batch_id);
+    CREATE INDEX readout_rows_by_plate_id ON readout_rows (vault_id, plate_id);
+    CREATE TABLE plates (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      location TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX plates_by_name ON plates (vault_id, name);
+    CREATE TABLE control_layouts (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      protocol_id INTEGER, run_id INTEGER, plate_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX control_layouts_by_name ON control_layouts (vault_id, name);
+    CREATE INDEX control_layouts_by_protocol_id ON control_layouts (vault_id, protocol_id);
+    CREATE INDEX control_layouts_by_run_id ON control_layouts (vault_id, run_id);
+    CREATE INDEX control_layouts_by_plate_id ON control_layouts (vault_id, plate_id);
+    CREATE TABLE inventory_locations (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      parent_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX inventory_locations_by_name ON inventory_locations (vault_id, name);
+    CREATE INDEX inventory_locations_by_parent_id ON inventory_locations (vault_id, parent_id);
+    CREATE TABLE inventory_samples (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      batch_id INTEGER, location_id INTEGER, owner TEXT, units TEXT, current_amount REAL,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX inventory_samples_by_name ON inventory_samples (vault_id, name);
+    CREATE INDEX inventory_samples_by_batch_id ON inventory_samples (vault_id, batch_id);
+    CREATE INDEX inventory_samples_by_location_id ON inventory_samples (vault_id, location_id);
+    CREATE INDEX inventory_samples_by_modified_at ON inventory_samples (vault_id, modified_at);
+    CREATE TABLE eln_entries (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      status TEXT, author_id INTEGER, author TEXT, project_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX eln_entries_by_name ON eln_entries (vault_id, name);
+    CREATE INDEX eln_entries_by_modified_at ON eln_entries (vault_id, modified_at);
+    CREATE INDEX eln_entries_by_status ON eln_entries (vault_id, status);
+    CREATE TABLE files (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      resource_class TEXT, resource_id INTEGER, mime_type TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX files_by_name ON files (vault_id, name);
+    CREATE INDEX files_by_resource_class_resource_id ON files (vault_id, resource_class, resource_id);
+    CREATE TABLE saved_searches (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      project_id INTEGER, search_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX saved_searches_by_name ON saved_searches (vault_id, name);
+    CREATE TABLE mapping_templates (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      owner TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX mapping_templates_by_name ON mapping_templates (vault_id, name);
+    CREATE TABLE import_parsers (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX import_parsers_by_name ON import_parsers (vault_id, name);
+    CREATE TABLE registration_forms (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX registration_forms_by_name ON registration_forms (vault_id, name);
+    CREATE TABLE registration_systems (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX registration_systems_by_name ON registration_systems (vault_id, name);
+    CREATE TABLE dose_response_calculations (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      protocol_id INTEGER, readout_definition_id INTEGER, equation_type TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX dose_response_calculations_by_name ON dose_response_calculations (vault_id, name);
+    CREATE INDEX dose_response_calculations_by_protocol_id ON dose_response_calculations (vault_id, protocol_id);
+    CREATE TABLE dose_response_series (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      calculation_id INTEGER, batch_id INTEGER, run_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX dose_response_series_by_name ON dose_response_series (vault_id, name);
+    CREATE INDEX dose_response_series_by_calculation_id ON dose_response_series (vault_id, calculation_id);
+    CREATE INDEX dose_response_series_by_batch_id ON dose_response_series (vault_id, batch_id);
+    CREATE TABLE vault_status (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX vault_status_by_name ON vault_status (vault_id, name);
+    CREATE TABLE slurps (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      status TEXT, owner TEXT, project_id INTEGER,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX slurps_by_name ON slurps (vault_id, name);
+    CREATE TABLE batch_move_jobs (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      batch_id INTEGER, molecule_id INTEGER, status TEXT,
+json TEXT NOT NULL,
+      UNIQUE (vault_id, id)
+    );
+    CREATE INDEX batch_move_jobs_by_name ON batch_move_jobs (vault_id, name);
+    CREATE INDEX batch_move_jobs_by_batch_id ON batch_move_jobs (vault_id, batch_id);
+
+    -- Which projects a record belongs to (molecules, batches, protocols, plates... have several).
+    CREATE TABLE record_projects (
+      kind_code INTEGER NOT NULL,
+      row_id INTEGER NOT NULL,
+      project_id INTEGER NOT NULL,
+      PRIMARY KEY (kind_code, row_id, project_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX record_projects_by_project ON record_projects (project_id, kind_code, row_id);
+
+    -- Search as you type. Contentless (the text is derived from the JSON, no second copy) with
+    -- contentless_delete so that a record is replaced by rowid. rowid = row_id * 64 + kind code.
+    -- '-' and '_' are token characters so that identifiers such as VD-0001234-001 stay one token
+    -- (wordy parts of hyphenated names are indexed too). No prefix index: it would double the
+    -- cost of ingest; search-query.ts expands prefixes from the vocabulary instead.
+    -- scope holds _v<vault id> (no typed word starts with '_'), to filter by vault inside the
+    -- index when the cache holds several vaults; kinds are filtered by rowid % 64.
+    CREATE VIRTUAL TABLE search_index USING fts5(
+      name, identifiers, synonyms, content, scope,
+      content = '', contentless_delete = 1,
+      tokenize = "unicode61 remove_diacritics 2 tokenchars '-_'"
+    );
+
+    -- The position of pull sync per vault and kind (scope: a sub-listing such as one protocol's
+    -- readout rows), written in the same transaction as the rows it covers.
+    CREATE TABLE sync_cursors (
+      vault_id INTEGER NOT NULL,
+      kind TEXT NOT NULL,
+      scope TEXT NOT NULL DEFAULT '',
+      cursor TEXT NOT NULL,
+      saved_at TEXT NOT NULL,
+      PRIMARY KEY (vault_id, kind, scope)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE vault_syncs (
+      vault_id INTEGER PRIMARY KEY,
+      last_sync_at TEXT NOT NULL
+    );
+  `)
+
+/**
+ * Step 3: the structure index of each vault's molecules, what chemistry computed from each
+ * structure (identity, fingerprints, pickle, properties or the reason it could not be parsed)
+ * with the content hash it was computed from, and the depictions drawn from it. Molecule ids are
+ * only unique within a vault (a cache holds every vault of its connection), so rows are keyed by
+ * vault and molecule. Property columns carry the vault's field names and hold the values RDKit
+ * computed (the vault's own values are in `known_properties`). Depictions are valid only while
+ * their `content_hash` equals the molecule's. `source_modified_at` is the cached molecule's
+ * `modified_at` when ingest last looked at it, so that ingest reads only molecules that changed
+ * since; `structure_index_state` names the recipe (and RDKit) that computed a vault's index, so
+ * that a new one looks at all.
+ */
+export const structureIndexMigration: Migration = (db: Database.Database) =>
+  db.exec(`
+    CREATE TABLE structure_index (
+      vault_id INTEGER NOT NULL,
+      molecule_id INTEGER NOT NULL,
+      content_hash TEXT NOT NULL,
+      parse_error TEXT,
+      canonical_smiles TEXT,
+      inchikey TEXT,
+      pattern_fp BLOB,
+      morgan_fp BLOB,
+      pickle BLOB,
+      heavy_atom_count INTEGER,
+      num_aromatic_rings INTEGER,
+      num_h_bond_acceptors INTEGER,
+      num_h_bond_donors INTEGER,
+      num_rotatable_bonds INTEGER,
+      num_rule_of_5_violations INTEGER,
+      molecular_weight REAL,
+      exact_mass REAL,
+      log_p REAL,
+      topological_polar_surface_area REAL,
+      known_properties TEXT NOT NULL DEFAULT '{}',
+      computed_at TEXT NOT NULL,
+      source_modified_at TEXT,
+      PRIMARY KEY (vault_id, molecule_id)
+    );
+    CREATE INDEX structure_index_by_canonical_smiles ON structure_index (vault_id, canonical_smiles);
+    CREATE INDEX structure_index_by_inchikey ON structure_index (vault_id, inchikey);
+    CREATE TABLE structure_depictions (
+      vault_id INTEGER NOT NULL,
+      molecule_id INTEGER NOT NULL,
+      size TEXT NOT NULL,
+      content_hash TEXT NOT NULL,
+      svg TEXT NOT NULL,
+      PRIMARY KEY (vault_id, molecule_id, size),
+      FOREIGN KEY (vault_id, molecule_id)
+        REFERENCES structure_index (vault_id, molecule_id) ON DELETE CASCADE
+    );
+    CREATE TABLE structure_index_state (
+      vault_id INTEGER PRIMARY KEY,
+      recipe TEXT NOT NULL
+    );
+  `)
+
+/**
+ * Step 4: a molecule is searchable before its InChIKey and properties are computed;
+ * `details_pending` holds the `structureDetail` bits still to compute. Rows of step 3 had every
+ * detail computed in one pass, hence the default 0.
+ */
+export const structureDetailsMigration: Migration = (db: Database.Database) =>
+  db.exec('ALTER TABLE structure_index ADD COLUMN details_pending INTEGER NOT NULL DEFAULT 0')
+
+/**
+ * Step 5: the search index merges its segments only when a level holds 16 (FTS5's crisis merge),
+ * not every 4 (its automerge): every committed page adds a segment, and merging them 4 at a time
+ * rewrote each document more often, about a twentieth of the writer's time over a first sync, for
+ * as many segments at its end. IdleSearchMerging merges them into one once the writer is idle.
+ */
+const mergeSearchSegmentsLess: Migration = (db: Database.Database) =>
+  db.exec(`INSERT INTO search_index (search_index, rank) VALUES ('automerge', 0)`)
+
+/**
+ * Step 6: catches what `source_modified_at` cannot, a molecule the cache rewrites with other
+ * content under the `modified_at` it had. The vault stamps whole seconds and the sync's cursor
+ * reads the last second again, so a structure corrected within the second it was made arrives
+ * with the stamp ingest has seen (and a molecule without a stamp always does). The trigger notes
+ * such a molecule until ingest has looked at it; `seq` only grows (AUTOINCREMENT), so that ingest
+ * forgets only the notes that were there before it read the molecules.
+ */
+const unstampedChangesMigration: Migration = (db: Database.Database) =>
+  db.exec(`
+    CREATE TABLE structure_unstamped_changes (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      vault_id INTEGER NOT NULL,
+      molecule_id INTEGER NOT NULL,
+      UNIQUE (vault_id, molecule_id)
+    );
+    CREATE TRIGGER molecules_changed_unstamped AFTER UPDATE OF json ON molecules
+      WHEN new.modified_at IS old.modified_at AND new.json IS NOT old.json
+    BEGIN
+      INSERT OR REPLACE INTO structure_unstamped_changes (vault_id, molecule_id)
+        VALUES (new.vault_id, new.id);
+    END;
+  `)
+
+/** The steps of the cache schema, in order; step k brings `user_version` to k. */
+export const cacheMigrations: readonly Migration[] = [
+  firstLayoutSkipped,
+  createRecordsAndSearch,
+  structureIndexMigration,
+  structureDetailsMigration,
+  mergeSearchSegmentsLess,
+  unstampedChangesMigration,
+]
