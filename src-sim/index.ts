@@ -24,7 +24,7 @@ import type { SimCore, SimLimits } from './core/sim-core.ts'
 import { createStats, resetStats } from './core/stats.ts'
 import type { SimStats } from './core/stats.ts'
 import { simModules } from './modules.ts'
-import type { IndexingSettings } from './resources/molecule-query/search-index.ts'
+import type { IndexingSettings } from './resources/molecule-query/indexing-settings.ts'
 
 export type { FaultSettings } from './core/faults.ts'
 export { IncompatibleDatabaseError } from './core/database.ts'
@@ -162,7 +162,7 @@ async function startOn(
   const router = new Router()
   for (const module of simModules) {
     module.routes?.(router)
-    for (const exportable of module.exportables ?? []) sim.exports.register(exportable)
+    for (const exportable of module.exportables ?? []) exportEngine.register(exportable)
   }
   const cast = await seedDatabase(
     db,
@@ -213,7 +213,7 @@ async function startOn(
     async stop() {
       if (stopped) return
       stopped = true
-      sim.exports.stop()
+      exportEngine.stop()
       for (const module of simModules) module.stop?.(sim)
       await Promise.all([close(apiServer), close(downloadServer)])
       db.close()

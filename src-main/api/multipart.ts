@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import type { StreamedBody } from './transport.ts'
+import type { StreamedBody } from './streamed-body.ts'
 
 export interface UploadProgress {
   sentBytes: number

@@ -2,7 +2,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { Readable } from 'node:stream'
 import type { Attempt } from './attempt.ts'
-import type { StreamedBody } from './transport.ts'
+import type { StreamedBody } from './streamed-body.ts'
 
 /** Statuses whose answer has no body (a Response refuses one for them). */
 const nullBodyStatuses = new Set([101, 103, 204, 205, 304])

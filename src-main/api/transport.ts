@@ -1,3 +1,4 @@
+import type { StreamedBody } from './streamed-body.ts'
 import type { Logger } from '../shared/logger.ts'
 import { Attempt } from './attempt.ts'
 import { backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './backoff.ts'
@@ -29,13 +30,6 @@ export interface CallOptions {
    * two chunks of a streamed body (an upload or a download) and then before the answer.
    */
   timeoutMs?: number
-}
-
-/** A request body read from a stream once (multipart uploads); never retried or replayed. */
-export interface StreamedBody {
-  contentType: string
-  length: number
-  stream: ReadableStream<Uint8Array>
 }
 
 export interface RequestSpec extends CallOptions {

@@ -11,7 +11,7 @@ import { popcount } from './popcount.ts'
 import { claimChunks } from './scan-chunks.ts'
 import { compareScoredSlots, TopScores, type ScoredSlot } from './top-scores.ts'
 import type { ChemTask } from './worker-protocol.ts'
-import type { TaskContext } from './worker-runtime.ts'
+import type { TaskContext } from './task-context.ts'
 
 export function scanSimilarities(
   index: AttachedIndex,

@@ -12,7 +12,7 @@ import { slotState } from './index-buffers.ts'
 import type { Mol, ParsedQuery, RDKitToolkit } from './rdkit-toolkit.ts'
 import { claimChunks } from './scan-chunks.ts'
 import type { ChemTask } from './worker-protocol.ts'
-import type { TaskContext } from './worker-runtime.ts'
+import type { TaskContext } from './task-context.ts'
 
 /** How many verifications run between two looks at the cancel flag (RDKit's take ~0.1 ms). */
 const verificationsPerCancelCheck = 16

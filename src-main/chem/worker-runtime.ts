@@ -18,17 +18,12 @@ import { webAssembly } from './shared-memory-runtime.ts'
 import type {
   ChemTask,
   ChemTaskKind,
-  ChemTaskProgress,
   ChemTaskResult,
   ChemWorkerData,
   MainToWorker,
   WorkerToMain,
 } from './worker-protocol.ts'
-
-export interface TaskContext<K extends ChemTaskKind> {
-  progress(progress: ChemTaskProgress<K>): void
-  throwIfCancelled(): void
-}
+import type { TaskContext } from './task-context.ts'
 
 type TaskHandlers = {
   [K in ChemTaskKind]: (task: ChemTask<K>, context: TaskContext<K>) => ChemTaskResult<K>

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3'
-import type { SimUser, SimVault, VaultAccess, VaultRole } from './context.ts'
-import type { SimCore } from './sim-core.ts'
+import type { SimCore, VaultAccess } from './sim-core.ts'
+import type { SimUser, SimVault, VaultRole } from './users-and-vaults.ts'
 import { preparedOnce } from './statements.ts'
 
 interface UserRow {

@@ -1,12 +1,10 @@
 import type { Database } from 'better-sqlite3'
 import type { Chemistry } from '../chem/chemistry.ts'
-import type { VaultAccess } from './context.ts'
 import type { Exportable } from './exports/exportable.ts'
-import type { Params } from './params.ts'
 import type { Random } from './random.ts'
 import type { Router } from './router.ts'
 import type { SeedCast } from './seed-cast.ts'
-import type { SimCore } from './sim-core.ts'
+import type { DependentKind, ProtocolCriteriaResolver, SimCore } from './sim-core.ts'
 
 /**
  * A resource family: its tables, its routes, its part of the seeds and the hooks other families
@@ -34,23 +32,13 @@ export interface SimModule {
    */
   moleculeDeletion?: (db: Database, moleculeId: number) => void
   /**
-   * The files attached to a molecule, oldest first, as its record lists them (gaps.md:
+   * The files attached to a molecule, oldest first, as its record lists them (docs/spec/gaps.md:
    * `source_files[{id,name}]`).
    */
   moleculeFiles?: (db: Database, moleculeId: number) => { id: number; name: string }[]
   /** Resolves the protocol_criteria of molecule and batch queries (the assay module). */
   protocolCriteria?: ProtocolCriteriaResolver
 }
-
-/** Records whose deletion other modules may veto. */
-export type DependentKind = 'project' | 'batch'
-
-/**
- * Returns the ids of the batches that satisfy every protocol criterion (with their junctions).
- * Criteria arrive unread: the resolver validates them and throws a 422 naming the member at
- * fault. Only batches in `access.projectIds` may be returned.
- */
-export type ProtocolCriteriaResolver = (access: VaultAccess, criteria: Params[]) => Set<number>
 
 export type SeedKind = 'empty' | 'demo' | 'count'
 

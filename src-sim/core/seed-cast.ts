@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Database } from 'better-sqlite3'
-import type { VaultRole } from './context.ts'
+import type { VaultRole } from './users-and-vaults.ts'
 
 export type VaultKey = 'main' | 'ai' | 'closed'
 export type UserKey = 'admin' | 'writer' | 'reader' | 'outsider'

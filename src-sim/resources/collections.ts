@@ -1,4 +1,5 @@
-import type { RequestContext, VaultAccess } from '../core/context.ts'
+import type { RequestContext } from '../core/context.ts'
+import type { VaultAccess } from '../core/sim-core.ts'
 import { formatSeconds } from '../core/dates.ts'
 import type { RecordExportable } from '../core/exports/exportable.ts'
 import { invalid, missingIds, notFound, unauthorized } from '../core/http-error.ts'

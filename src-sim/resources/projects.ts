@@ -1,4 +1,5 @@
-import type { RequestContext, VaultAccess } from '../core/context.ts'
+import type { RequestContext } from '../core/context.ts'
+import type { VaultAccess } from '../core/sim-core.ts'
 import { invalid, notFound, unauthorized, unprocessable } from '../core/http-error.ts'
 import type { SimModule } from '../core/module.ts'
 import type { Params } from '../core/params.ts'

@@ -1,5 +1,5 @@
 import type { SimModule } from '../core/module.ts'
-import type { VaultRole } from '../core/context.ts'
+import type { VaultRole } from '../core/users-and-vaults.ts'
 
 const roleNames: Record<VaultRole, string> = {
   admin: 'Vault Administrator',

@@ -4,10 +4,10 @@ import path from 'node:path'
 import type { Database } from 'better-sqlite3'
 import type { Chemistry } from '../../chem/chemistry.ts'
 import type { SimClock } from '../clock.ts'
-import type { VaultAccess } from '../context.ts'
 import { formatSeconds } from '../dates.ts'
 import { HttpError, invalid, notFound } from '../http-error.ts'
 import { Params } from '../params.ts'
+import type { SimExports, VaultAccess } from '../sim-core.ts'
 import type { SimStats } from '../stats.ts'
 import { contentTypes, isRecordExportable } from './exportable.ts'
 import type { Exportable, RecordExportable } from './exportable.ts'
@@ -65,7 +65,7 @@ export interface ExportDependencies {
  * its file is also written. The file is rendered as soon as the export is created, in pages that
  * yield to the event loop, so an export never blocks the other requests.
  */
-export class ExportEngine {
+export class ExportEngine implements SimExports {
   readonly #deps: ExportDependencies
   readonly #exportables = new Map<string, Exportable>()
   readonly #renders = new Map<number, RenderState>()
@@ -89,10 +89,6 @@ export class ExportEngine {
     this.#exportables.set(exportable.kind, exportable)
   }
 
-  /**
-   * Creates an export of `kind` for these parameters, answering its progress record. With `zip`
-   * the file is delivered inside a ZIP archive.
-   */
   start(
     access: VaultAccess,
     kind: string,
@@ -154,12 +150,10 @@ export class ExportEngine {
     return this.#record(this.#row(id))
   }
 
-  /** The progress record, as export_progress answers it. */
   progress(access: VaultAccess, exportId: number): Record<string, unknown> {
     return this.#record(this.#visible(access, exportId))
   }
 
-  /** Active exports of one API key in every vault. */
   listForToken(tokenId: number, userId: number): Record<string, unknown>[] {
     this.#advance(userId)
     const rows = this.#deps.db
@@ -170,7 +164,6 @@ export class ExportEngine {
     return rows.map((row) => this.#record(row))
   }
 
-  /** The download address of a finished export; 403 with the progress before that. */
   downloadLocation(access: VaultAccess, exportId: number): string {
     const row = this.#visible(access, exportId)
     if (row.status !== 'finished') {
@@ -186,7 +179,6 @@ export class ExportEngine {
     return `${this.#deps.downloadBaseUrl()}/exports/${row.download_key}/${encodeURIComponent(row.file_name ?? `export-${row.id}`)}`
   }
 
-  /** Cancels an export under way; 405 with the unchanged record when it is finished or over. */
   cancel(access: VaultAccess, exportId: number): Record<string, unknown> {
     const row = this.#visible(access, exportId)
     if (row.status !== 'new' && row.status !== 'started') {
@@ -202,7 +194,6 @@ export class ExportEngine {
     return this.#record(this.#row(exportId))
   }
 
-  /** The file behind a download address (no token needed: the key is the secret). */
   fileForDownload(
     key: string,
   ): { path: string; fileName: string; contentType: string } | undefined {

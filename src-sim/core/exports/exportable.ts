@@ -1,5 +1,5 @@
-import type { VaultAccess } from '../context.ts'
 import type { Params } from '../params.ts'
+import type { VaultAccess } from '../sim-core.ts'
 
 export type RecordFormat = 'json' | 'csv' | 'sdf'
 

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { invalid } from '../../core/http-error.ts'
 import type { FieldValue } from '../fields.ts'
 

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { unauthorized } from '../../core/http-error.ts'
 
 /** Project and user references as answers show them, and the edit check every write makes. */

@@ -1,9 +1,9 @@
 import type { Database } from 'better-sqlite3'
-import type { RequestContext, VaultAccess } from '../../core/context.ts'
+import type { RequestContext } from '../../core/context.ts'
+import type { SimCore, VaultAccess } from '../../core/sim-core.ts'
 import { formatSeconds } from '../../core/dates.ts'
 import { HttpError, invalid, notFound } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
-import type { SimCore } from '../../core/sim-core.ts'
 import { moveBatch } from '../batches/batch-store.ts'
 import { deleteMolecule } from '../molecules/molecule-store.ts'
 

@@ -1,4 +1,5 @@
-import type { RequestContext, VaultAccess } from '../../core/context.ts'
+import type { RequestContext } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import type { FileExportable } from '../../core/exports/exportable.ts'
 import { badRequest, conflict, HttpError, invalid, unprocessable } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'

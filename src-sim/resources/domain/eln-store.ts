@@ -1,4 +1,4 @@
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { formatSeconds } from '../../core/dates.ts'
 import { notFound } from '../../core/http-error.ts'
 import type { ElnStatus } from '../../pure/eln-status.ts'
@@ -6,7 +6,8 @@ import { projectRef, readableProjects, userRef } from './access-rules.ts'
 
 /**
  * ELN entries and their status history. The body is a list of blocks (text, link, file) that
- * updates append to; the answers follow gaps.md (summary `{id, name, status, author, url}`).
+ * updates append to; the answers follow docs/spec/gaps.md
+ * (summary `{id, name, status, author, url}`).
  */
 
 export const elnSchema = `

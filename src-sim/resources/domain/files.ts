@@ -1,5 +1,6 @@
 import path from 'node:path'
-import type { RequestContext, VaultAccess } from '../../core/context.ts'
+import type { RequestContext } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { formatSeconds } from '../../core/dates.ts'
 import { invalid, notFound } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
@@ -74,7 +75,7 @@ function mimeTypeOf(fileName: string, declared: string): string {
   return MIME_TYPES[extension] ?? declared
 }
 
-/** Rails-style MIME type object: `{string, symbol}` (gaps.md: mime_type{string}). */
+/** Rails-style MIME type object: `{string, symbol}` (docs/spec/gaps.md: mime_type{string}). */
 function mimeTypeRecord(mimeType: string): { string: string; symbol: string | null } {
   const symbol = Object.entries(MIME_TYPES).find(([, type]) => type === mimeType)?.[0] ?? null
   return { string: mimeType, symbol }

@@ -1,4 +1,4 @@
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { formatSeconds } from '../../core/dates.ts'
 import { HttpError } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'

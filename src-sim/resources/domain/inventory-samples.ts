@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3'
-import type { RequestContext, VaultAccess } from '../../core/context.ts'
+import type { RequestContext } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { formatMicros } from '../../core/dates.ts'
 import type { RecordExportable } from '../../core/exports/exportable.ts'
 import { invalid, missingIds, notFound, unprocessable } from '../../core/http-error.ts'

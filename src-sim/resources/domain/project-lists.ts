@@ -1,4 +1,4 @@
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { invalid } from '../../core/http-error.ts'
 
 /**

@@ -1,6 +1,5 @@
-import type { VaultAccess } from '../../core/context.ts'
+import type { ProtocolCriteriaResolver, VaultAccess } from '../../core/sim-core.ts'
 import { invalid } from '../../core/http-error.ts'
-import type { ProtocolCriteriaResolver } from '../../core/module.ts'
 import type { Params } from '../../core/params.ts'
 import { SqlWhere } from '../../core/sql-where.ts'
 import { readableProjects } from './access-rules.ts'

@@ -3,7 +3,7 @@ import { formatDay, formatSeconds } from '../../core/dates.ts'
 import { plateFormat, wellLabel } from '../../pure/well-positions.ts'
 
 /**
- * Reads readout rows as the API shows them (gaps.md): `{id, class, type, molecule, batch,
+ * Reads readout rows as the API shows them (docs/spec/gaps.md): `{id, class, type, molecule, batch,
  * run{id, run_date}, protocol, plate?, well?, control_state?, readouts{definition id: cell}}`.
  * A cell has `value` (number or text), and `modifier`, `outlier` and `note` only when set.
  */

@@ -1,13 +1,14 @@
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { invalid } from '../../core/http-error.ts'
 import { Params } from '../../core/params.ts'
 import { projectItem, resolveProject } from './project-lists.ts'
 import { parseRunDay } from './run-days.ts'
 
 /**
- * The `json` part of a slurp upload (gaps.md): project, mapping template (id, name, or an inline
- * object with header_mappings), runs, autoreject, the resolutions of ambiguous and suspicious
- * events, and ignore_errors. Read once at upload; problems are 422s naming `json.<member>`.
+ * The `json` part of a slurp upload (docs/spec/gaps.md): project, mapping template (id, name, or an
+ * inline object with header_mappings), runs, autoreject, the resolutions of ambiguous and
+ * suspicious events, and ignore_errors. Read once at upload; problems are 422s naming
+ * `json.<member>`.
  */
 
 const AMBIGUOUS_RESOLUTIONS = ['none', 'reject', 'new_molecule', 'new_batch'] as const

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import { ChemistryError, type Chemistry } from '../../chem/chemistry.ts'
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { HttpError } from '../../core/http-error.ts'
 import { insertBatch } from '../batches/batch-store.ts'
 import { checkFieldValues, mergeFieldValues } from '../fields.ts'

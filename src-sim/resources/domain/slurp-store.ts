@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { formatSeconds } from '../../core/dates.ts'
 import { notFound } from '../../core/http-error.ts'
 import { projectRef, userName } from './access-rules.ts'
@@ -7,8 +7,8 @@ import type { SlurpOptions } from './slurp-options.ts'
 
 /**
  * Slurps (data imports) as stored: the uploaded file, the import options of the json part, the
- * state, and the events and results of processing. States (gaps.md): mapping -> processing ->
- * processed -> committing -> committed, or rejected, invalid, canceled.
+ * state, and the events and results of processing. States (docs/spec/gaps.md): mapping ->
+ * processing -> processed -> committing -> committed, or rejected, invalid, canceled.
  */
 
 export const slurpSchema = `
@@ -44,7 +44,7 @@ export const ACTIVE_STATES = ['mapping', 'processing', 'processed', 'committing'
 export type SlurpState =
   (typeof ACTIVE_STATES)[number] | 'committed' | 'rejected' | 'invalid' | 'canceled'
 
-/** Imports one account may have under way at once (gaps.md); the next answers 429. */
+/** Imports one account may have under way at once (docs/spec/gaps.md); the next answers 429. */
 export const MAX_RUNNING_SLURPS = 3
 
 export interface SlurpRow {

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { preparedOnce } from '../../core/statements.ts'
 import { writeDocuments } from './documents.ts'
 import { cachedRecordTexts } from './record-cache.ts'

@@ -1,5 +1,4 @@
-import type { VaultAccess } from '../../core/context.ts'
-import type { SimCore } from '../../core/sim-core.ts'
+import type { SimCore, VaultAccess } from '../../core/sim-core.ts'
 import type { RegistryQuery } from './registry-query.ts'
 
 /**

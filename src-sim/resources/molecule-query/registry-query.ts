@@ -1,4 +1,4 @@
-import type { VaultAccess } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { invalid, notFound } from '../../core/http-error.ts'
 import type { Params } from '../../core/params.ts'
 import { readPage } from '../../core/pagination.ts'

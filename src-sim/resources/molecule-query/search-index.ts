@@ -1,14 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import type { IdentityResult, IdentityTask } from '../../chem/identity-tasks.ts'
 import type { SimCore } from '../../core/sim-core.ts'
-
-/** When the simulator identifies bulk-seeded molecules in the background (see SearchIndex). */
-export interface IndexingSettings {
-  /** How many molecules must lack search data for the background pass to run at all. */
-  minimumMolecules: number
-  /** How long the API must have had no request before the pass takes its next chunk. */
-  idleMs: number
-}
+import type { IndexingSettings } from './indexing-settings.ts'
 
 type Phase = IdentityTask['phase']
 

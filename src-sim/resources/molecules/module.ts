@@ -1,4 +1,5 @@
-import type { RequestContext, VaultAccess } from '../../core/context.ts'
+import type { RequestContext } from '../../core/context.ts'
+import type { VaultAccess } from '../../core/sim-core.ts'
 import { depictPng } from '../../chem/depiction.ts'
 import type { FileExportable } from '../../core/exports/exportable.ts'
 import { invalid, notFound, unauthorized, unprocessable } from '../../core/http-error.ts'
@@ -83,7 +84,7 @@ function showMolecule(access: VaultAccess, id: number, params?: Params): Record<
   params?.rejectUnknown()
   const [record] = moleculeRecords(access, [id], { ...display, scope })
   if (!record) throw notFound(`Molecule ${id}`)
-  // The files attached to it (gaps.md); only a single molecule's record lists them.
+  // The files attached to it (docs/spec/gaps.md); only a single molecule's record lists them.
   return { ...record, source_files: access.sim.moleculeFiles(id) }
 }
 

@@ -1,12 +1,11 @@
 import type { Database } from 'better-sqlite3'
 import { ChemistryError } from '../../chem/chemistry.ts'
 import type { Chemistry } from '../../chem/chemistry.ts'
-import type { VaultAccess } from '../../core/context.ts'
+import type { SimCore, VaultAccess } from '../../core/sim-core.ts'
 import { invalid } from '../../core/http-error.ts'
 import type { Params } from '../../core/params.ts'
 import type { FieldValue } from '../fields.ts'
 import type { MoleculeRow } from '../molecule-query/records.ts'
-import type { SimCore } from '../../core/sim-core.ts'
 
 const structureMembers = ['smiles', 'cxsmiles', 'molfile', 'structure'] as const
 
