@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { AppError } from '../shared/app-error.ts'
 import type { Logger } from '../shared/logger.ts'
-import type { OutboxItemView } from '../sync/outbox/item-view.ts'
+import type { OutboxItemView } from '../../src-common/outbox/item-view.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { QueueRequest } from '../sync/outbox/queue-request.ts'
 

@@ -39,7 +39,7 @@ interface Run {
 }
 
 /** Runs the real executable (asynchronously: the simulator answers from this process). */
-function vaultDesk(args: string[]): Promise<Run> {
+function vaultDesk(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const { DBUS_SESSION_BUS_ADDRESS: _bus, ...inherited } = process.env
     const child = spawn(
@@ -57,6 +57,7 @@ function vaultDesk(args: string[]): Promise<Run> {
           ...inherited,
           VAULT_DESK_DATA_DIR: dataDir,
           VD_TOKEN: sim.cast.users.writer.tokens[0]!,
+          ...env,
         },
       },
     )
@@ -137,6 +138,36 @@ describe('vault-desk upload, import and outbox', () => {
     })
     const all = await vaultDesk(['outbox', 'list', '--all'])
     expect(all.stdout).toMatch(/#1 {2}sent {2}Attach spectrum.csv/)
+  })
+
+  it('sends as usual with VAULT_DESK_TEST_CRASH_AT set: no environment can kill its sender', async () => {
+    // Tests crash a sender through the hook their own entry gives it (crash-points.ts); nothing a
+    // person's environment holds may kill the app.
+    for (const point of ['before-request', 'after-answer']) {
+      const name = `reading-${point}.csv`
+      const upload = await vaultDesk(
+        [
+          'upload',
+          '--vault',
+          String(vaultId),
+          '--to',
+          `molecule:${moleculeId}`,
+          file(name, 'well,value\nA1,1\n'),
+          '--json',
+        ],
+        { VAULT_DESK_TEST_CRASH_AT: point },
+      )
+      expect(upload, upload.stderr).toMatchObject({ code: 0 })
+      expect(JSON.parse(upload.stdout)).toMatchObject({
+        sentHere: true,
+        items: [{ state: 'sent' }],
+      })
+      expect(
+        sim.core.db
+          .prepare('SELECT COUNT(*) AS count FROM uploaded_files WHERE name = ?')
+          .get(name),
+      ).toEqual({ count: 1 })
+    }
   })
 
   it('reports a refused upload with its server message; the item is kept until discarded', async () => {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createDispatcher, type Dispatch } from '../../src-main/ipc/dispatcher.ts'
 import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import type { Services } from '../../src-main/services/index.ts'
-import type { OutboxItemView } from '../../src-main/sync/outbox/item-view.ts'
+import type { OutboxItemView } from '../../src-common/outbox/item-view.ts'
 import type { PendingRecord } from '../../src-main/sync/outbox/pending-records.ts'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
 import { recordEvents, testServices } from '../services/support.ts'
@@ -91,7 +91,7 @@ describe('the outbox through the contract', () => {
       kind: 'files',
       id: sent!.serverId,
     })
-    expect(cached).toMatchObject({ ok: true, value: { record: { name: 'gel.png' } } })
+    expect(cached).toMatchObject({ ok: true, value: { record: { json: { name: 'gel.png' } } } })
   })
 
   it('answers bad arguments with a clear error naming the member, and queues nothing', async () => {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { EventBus } from '../../src-main/shared/events.ts'
 import { silentLogger } from '../../src-main/shared/logger.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
-import type { OutboxItemView } from '../../src-main/sync/outbox/item-view.ts'
+import type { OutboxItemView } from '../../src-common/outbox/item-view.ts'
 import { Outbox } from '../../src-main/sync/outbox/outbox.ts'
 import type { QueueRequest } from '../../src-main/sync/outbox/queue-request.ts'
 import {
@@ -205,7 +205,7 @@ const scenarios: Scenario[] = [
     change: { operation: 'POST /vaults/{vault_id}/files', path: /^POST \/vaults\/\d+\/files$/ },
     onServer: (tag) =>
       count('SELECT COUNT(*) AS count FROM uploaded_files WHERE name = ?', `spectrum-${tag}.txt`),
-    // A molecule's record lists its files (gaps.md's source_files).
+    // A molecule's record lists its files (docs/spec/gaps.md's source_files).
     traceable: true,
   },
 ]
@@ -239,13 +239,13 @@ function runChild(
   const version = harness.sim.core.dataVersion
   let firstAt: number | undefined
   let stoppedAt: number | undefined
-  const child = spawn(process.execPath, [childScript], {
+  const crashAt = options.crashAt ? ['--crash-at', options.crashAt] : []
+  const child = spawn(process.execPath, [childScript, ...crashAt], {
     env: {
       ...process.env,
       OUTBOX_CHILD_DATA_DIR: dataDir,
       OUTBOX_CHILD_BASE_URL: harness.sim.baseUrl,
       OUTBOX_CHILD_TOKEN: harness.token(user),
-      ...(options.crashAt ? { VAULT_DESK_TEST_CRASH_AT: options.crashAt } : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { OutboxItemView } from '../../src-main/sync/outbox/item-view.ts'
+import type { OutboxItemView } from '../../src-common/outbox/item-view.ts'
 import { connectionId, tempFile, useOutboxHarness, waitUntil } from './support/outbox-harness.ts'
 
 const harness = useOutboxHarness()

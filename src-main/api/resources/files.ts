@@ -1,3 +1,4 @@
+import type { FileTarget } from '../../../src-common/outbox/attach-targets.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { readAnswer, integer, object, optional, string, anything, type Infer } from '../shape.ts'
@@ -25,7 +26,7 @@ export interface FileAttachment {
   /** The name the server records; default the file's own name. */
   filename?: string
   /** Readout rows cannot take files: attach to their run or protocol. */
-  resource_class: 'run' | 'molecule' | 'protocol' | 'eln_entry'
+  resource_class: FileTarget
   resource_id: number
 }
 

@@ -1,5 +1,6 @@
+import type { OutboxItemView } from '../../../src-common/outbox/item-view.ts'
+import { waitsForPerson } from '../../../src-common/outbox/states.ts'
 import type { Services } from '../../services/index.ts'
-import type { OutboxItemView } from '../../sync/outbox/item-view.ts'
 import { exitCodes, type ExitCode } from '../exit-codes.ts'
 
 /** How a command that queued or retried items ended. */
@@ -25,11 +26,12 @@ export async function deliver(
   return { sentHere: true, items: items.map((item) => outbox.item(item.id)) }
 }
 
-/** Sent or queued is success (queued offline is what the person asked for); refused is not. */
+/**
+ * Sent or queued is success (queued offline is what the person asked for); what waits for the
+ * person (refused, in conflict, uncertain) is not.
+ */
 export function deliveryExitCode(delivery: Delivery): ExitCode {
-  return delivery.items.some((item) =>
-    ['needs_attention', 'conflict', 'uncertain'].includes(item.state),
-  )
+  return delivery.items.some((item) => waitsForPerson(item.state))
     ? exitCodes.failure
     : exitCodes.ok
 }

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/app-error.ts'
-import type { OutboxItemView } from '../../sync/outbox/item-view.ts'
+import type { OutboxItemView } from '../../../src-common/outbox/item-view.ts'
+import { outboxStates } from '../../../src-common/outbox/states.ts'
 import type { Command, CommandContext } from '../command.ts'
 import { exitCodes } from '../exit-codes.ts'
 import { chooseConnection, stringOption } from '../connection-choice.ts'
@@ -61,21 +62,7 @@ export const outboxCommand: Command = {
       case 'list': {
         if (context.positionals.length > 1)
           throw new AppError('invalid_argument', `usage: ${usage}`)
-        const items = outbox.list(
-          context.values.all === true
-            ? {
-                states: [
-                  'queued',
-                  'sending',
-                  'needs_attention',
-                  'conflict',
-                  'uncertain',
-                  'sent',
-                  'cancelled',
-                ],
-              }
-            : {},
-        )
+        const items = outbox.list(context.values.all === true ? { states: [...outboxStates] } : {})
         return { document: items, human: (document) => describeItems(document as OutboxItemView[]) }
       }
       case 'retry': {

@@ -1,24 +1,25 @@
 import path from 'node:path'
+import {
+  attachTargets,
+  isAttachTarget,
+  type AttachTarget,
+} from '../../../src-common/outbox/attach-targets.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { Command } from '../command.ts'
 import { chooseConnection } from '../connection-choice.ts'
 import { vaultIdOption } from '../vault-option.ts'
 import { deliver, deliveryExitCode, describeDelivery } from './outbox-delivery.ts'
 
-const targetKinds = ['molecule', 'run', 'protocol', 'eln_entry', 'readout_row'] as const
-type TargetKind = (typeof targetKinds)[number]
-
-const usage =
-  'vault-desk upload --vault V --to molecule:ID|run:ID|protocol:ID|eln_entry:ID|readout_row:ID FILE [--connection NAME] [--json]'
+const usage = `vault-desk upload --vault V --to ${attachTargets.map((kind) => `${kind}:ID`).join('|')} FILE [--connection NAME] [--json]`
 
 /** `--to KIND:ID`; a readout row's file goes to its run. */
-function targetOf(value: unknown): { kind: TargetKind; id: number } {
+function targetOf(value: unknown): { kind: AttachTarget; id: number } {
   const match = typeof value === 'string' ? /^([a-z_]+):(\d+)$/.exec(value.trim()) : null
-  const kind = match?.[1] as TargetKind | undefined
-  if (!match || !kind || !targetKinds.includes(kind)) {
+  const kind = match?.[1]
+  if (!match || !isAttachTarget(kind)) {
     throw new AppError(
       'invalid_argument',
-      `--to takes KIND:ID with KIND one of ${targetKinds.join(', ')}, not ${JSON.stringify(value ?? null)}.`,
+      `--to takes KIND:ID with KIND one of ${attachTargets.join(', ')}, not ${JSON.stringify(value ?? null)}.`,
     )
   }
   return { kind, id: Number(match[2]) }

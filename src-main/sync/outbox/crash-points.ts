@@ -1,12 +1,18 @@
 /**
- * Where a test may have the process die while sending, to prove that no work is lost or sent
- * twice: `VAULT_DESK_TEST_CRASH_AT=before-request` (the item is committed as "sending", its request
- * not yet sent) or `after-answer` (the server has answered, nothing is committed yet). The middle
- * step, a request that reached the server before its sender died, is made by the test itself,
- * which kills the process when the simulator has received the request. Only tests set it.
+ * Where a test may have the sending process die, to prove that no work is lost or sent twice:
+ * `before-request` (the item is committed as "sending", its request not yet sent) or
+ * `after-answer` (the server has answered, nothing is committed yet). The middle step, a request
+ * that reached the server before its sender died, is made by the test itself, which kills the
+ * process when the simulator has received the request.
+ *
+ * The sender calls its `crashHook` at each point. Only a test entry gives one that acts (see
+ * `test/outbox/support/outbox-child.ts`); the app's hook does nothing, and nothing a person can
+ * set (an environment variable, a setting) makes it kill the process.
  */
-export type CrashPoint = 'before-request' | 'after-answer'
+export const crashPoints = ['before-request', 'after-answer'] as const
 
-export function crashPoint(point: CrashPoint, env: NodeJS.ProcessEnv = process.env): void {
-  if (env.VAULT_DESK_TEST_CRASH_AT === point) process.kill(process.pid, 'SIGKILL')
-}
+export type CrashPoint = (typeof crashPoints)[number]
+
+export type CrashHook = (point: CrashPoint) => void
+
+export const noCrash: CrashHook = () => {}

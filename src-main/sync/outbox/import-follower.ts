@@ -1,9 +1,9 @@
 import { ApiError } from '../../api/index.ts'
 import type { Logger } from '../../shared/logger.ts'
-import type { JsonObject } from '../../store/record-values.ts'
-import { finishedImportStates } from './payloads/imports.ts'
+import type { JsonObject } from '../../../src-common/values.ts'
+import { finishedImportStates } from '../../../src-common/outbox/imports.ts'
 import type { OutboxItem } from './outbox-item.ts'
-import type { OutboxConnection } from './outbox-sender.ts'
+import type { OutboxConnection } from './outbox-connection.ts'
 import type { OutboxStore } from './outbox-store.ts'
 
 export interface ImportFollowerOptions {

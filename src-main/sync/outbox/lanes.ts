@@ -1,4 +1,4 @@
-import type { RecordRef } from './outbox-item.ts'
+import type { RecordRef } from '../../../src-common/outbox/record-ref.ts'
 
 /**
  * Lanes. Items of one record go in order (their order key); a lane orders items that are not of

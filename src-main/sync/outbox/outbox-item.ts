@@ -1,41 +1,8 @@
-import type { RecordKindName } from '../../store/record-kinds.ts'
-import type { JsonObject } from '../../store/record-values.ts'
-import type { OperationName } from './operations/operation-names.ts'
+import type { RecordKindName } from '../../../src-common/records/record-kinds.ts'
+import type { JsonObject } from '../../../src-common/values.ts'
+import type { OperationName } from '../../../src-common/outbox/operations.ts'
+import type { OutboxState } from '../../../src-common/outbox/states.ts'
 import type { Overlay } from './overlay.ts'
-
-export const outboxStates = [
-  'queued',
-  'sending',
-  'sent',
-  'needs_attention',
-  'conflict',
-  'uncertain',
-  'cancelled',
-] as const
-
-/**
- * queued: waiting its turn (or its next attempt after a failure); sending: an attempt is under
- * way; sent: the server has it; needs_attention: the server refused it (the person fixes and
- * resends, or discards); conflict: the record changed on the server since editing began;
- * uncertain: it may or may not have arrived and the API cannot tell (the person decides);
- * cancelled: discarded by the person.
- */
-export type OutboxState = (typeof outboxStates)[number]
-
-/** States an item leaves only through the person's decision or a send. */
-export const unresolvedStates: readonly OutboxState[] = [
-  'queued',
-  'sending',
-  'needs_attention',
-  'conflict',
-  'uncertain',
-]
-
-/**
- * A record an operation refers to: by its server id, or, for a record created offline, by the
- * item that creates it (resolved to the server id when that item has been sent).
- */
-export type RecordRef = { id: number } | { item: number }
 
 /** What an operation read before the first attempt, and when (see `OutboxItem.snapshot`). */
 export interface Snapshot {

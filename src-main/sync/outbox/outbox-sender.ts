@@ -1,23 +1,18 @@
 import { backoffDelay } from '../../api/backoff.ts'
-import type { UploadProgress, VaultClient } from '../../api/index.ts'
+import type { UploadProgress } from '../../api/index.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { Logger } from '../../shared/logger.ts'
-import type { VaultCache } from '../../store/vault-cache.ts'
 import type { AttachmentFolder } from './attachment-folder.ts'
-import { crashPoint } from './crash-points.ts'
+import type { OutboxConnection } from './outbox-connection.ts'
+import { noCrash, type CrashHook } from './crash-points.ts'
 import { failureVerdict } from './failure-verdict.ts'
 import type { ImportFollower } from './import-follower.ts'
 import { operations } from './operations/index.ts'
 import type { SendContext, Sent } from './operations/operation.ts'
-import type { OutboxItem, RecordRef, Snapshot } from './outbox-item.ts'
-import type { OutboxStore } from './outbox-store.ts'
+import type { RecordRef } from '../../../src-common/outbox/record-ref.ts'
+import type { OutboxItem, Snapshot } from './outbox-item.ts'
+import { MoveRefused, type OutboxStore } from './outbox-store.ts'
 import type { SenderLease } from './sender-lease.ts'
-
-/** What the outbox needs of a connection: a client that leaves retries to it, and the cache. */
-export interface OutboxConnection {
-  readonly client: VaultClient
-  readonly cache: VaultCache
-}
 
 export interface RetryTiming {
   baseDelayMs: number
@@ -46,7 +41,8 @@ export interface OutboxSenderOptions {
   pollMs?: number
   now?: () => number
   random?: () => number
-  env?: NodeJS.ProcessEnv
+  /** Called where a test may kill the process (`crash-points.ts`); does nothing by default. */
+  crashHook?: CrashHook
 }
 
 const defaultRetry: RetryTiming = { baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 }
@@ -69,6 +65,7 @@ export class OutboxSender {
   readonly #now: () => number
   readonly #retry: RetryTiming
   readonly #concurrency: number
+  readonly #crashHook: CrashHook
   readonly #inFlight = new Map<
     number,
     { connectionId: string; lane: string | null; abort: AbortController; done: Promise<void> }
@@ -89,6 +86,7 @@ export class OutboxSender {
     this.#now = options.now ?? Date.now
     this.#retry = { ...defaultRetry, ...options.retry }
     this.#concurrency = options.concurrency ?? 3
+    this.#crashHook = options.crashHook ?? noCrash
   }
 
   /** True while this process holds the lease and sends. */
@@ -232,6 +230,14 @@ export class OutboxSender {
     const abort = new AbortController()
     const done = this.#attempt(item, abort.signal)
       .catch((error: unknown) => {
+        // The person (or another process) moved the item meanwhile: its new state stands.
+        if (error instanceof MoveRefused) {
+          this.#options.log.info('an outbox item moved while it was attempted', {
+            itemId: item.id,
+            reason: error.message,
+          })
+          return
+        }
         this.#options.log.error('an outbox attempt failed unexpectedly', {
           itemId: item.id,
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
@@ -296,6 +302,7 @@ export class OutboxSender {
               return
             } catch (error) {
               // Another item accounts for what was found: one record never stands for two.
+              if (error instanceof MoveRefused) throw error
               if (!(error instanceof AppError && error.code === 'conflict')) throw error
               return this.#uncertain(
                 item,
@@ -344,9 +351,9 @@ export class OutboxSender {
         return
       }
       sending = true
-      crashPoint('before-request', this.#options.env)
+      this.#crashHook('before-request')
       const sent = await operation.send(context, item.payload)
-      crashPoint('after-answer', this.#options.env)
+      this.#crashHook('after-answer')
       this.#complete(item, connection, sent)
     } catch (error) {
       this.#fail(item, connection, error, { inDoubt, sending })

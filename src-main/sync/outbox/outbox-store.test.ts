@@ -3,9 +3,17 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  allows,
+  endOf,
+  outboxStates,
+  outboxTransitions,
+  type OutboxEvent,
+  type OutboxState,
+} from '../../../src-common/outbox/states.ts'
 import { openDatabase } from '../../store/sqlite.ts'
 import { openOutboxDatabase, outboxMigrations } from './outbox-database.ts'
-import { OutboxStore, type NewItem } from './outbox-store.ts'
+import { MoveRefused, OutboxStore, type NewItem } from './outbox-store.ts'
 import { SenderLease } from './sender-lease.ts'
 
 let dir: string
@@ -184,7 +192,15 @@ describe('lanes: uploads of one name to one record', () => {
   it('refuse to let a second item account for a record another one does', () => {
     const first = store.insert(upload, 0)
     const second = store.insert(upload, 0)
+    store.markSending(first.id, 1, { updatedAt: first.updatedAt })
     store.markSent(first.id, { serverId: 40, record: null }, 1)
+    // The second was in doubt: its look-up found the same file.
+    store.markRetry(
+      second.id,
+      { message: 'reset', kind: 'network' },
+      { nextAttemptAt: 1, inDoubt: true, countAttempt: true },
+      1,
+    )
     expect(() =>
       store.markSent(second.id, { serverId: 40, record: null }, 2, { since: null }),
     ).toThrow(/already accounted for/)
@@ -227,6 +243,108 @@ describe('an outbox written before lanes', () => {
   })
 })
 
+describe('the moves the transition table allows', () => {
+  const failure = { message: 'why', kind: 'test' }
+  /** Each move of the store, made on an item: what the table calls it. */
+  const moves: Record<Exclude<OutboxEvent, 'takeTheirs'>, (id: number) => unknown> = {
+    attempt: (id) => store.markSending(id, 5, { updatedAt: store.require(id).updatedAt }),
+    answered: (id) => store.markSent(id, { serverId: 70, record: null }, 5),
+    foundArrived: (id) => store.markSent(id, { serverId: 70, record: null }, 5),
+    retryLater: (id) =>
+      store.markRetry(id, failure, { nextAttemptAt: 9, inDoubt: false, countAttempt: true }, 5),
+    // Recovery moves every item left sending, and leaves the others as they are.
+    interrupted: (id) => {
+      if (!store.recoverInterrupted(5).includes(id)) {
+        throw new MoveRefused(id, store.require(id).state)
+      }
+    },
+    refused: (id) => store.markStopped(id, 'needs_attention', failure, 5),
+    changedOnServer: (id) => store.markStopped(id, 'conflict', failure, 5),
+    cannotTell: (id) => store.markStopped(id, 'uncertain', failure, 5),
+    retry: (id) => store.requeue(id, 'retry', 5),
+    edit: (id) => store.requeue(id, 'edit', 5, { payload: { edited: true } }),
+    keepMine: (id) => store.requeue(id, 'keepMine', 5, { baseModifiedAt: null }),
+    itDidNotArrive: (id) => store.requeue(id, 'itDidNotArrive', 5),
+    itArrived: (id) => store.markArrived(id, 70, 5, 0),
+    discard: (id) => store.cancel(id, 5),
+  }
+
+  /** An item put straight into a state (and in doubt or not), as the database would hold it. */
+  function itemIn(state: OutboxState, inDoubt: boolean): number {
+    const { id } = store.insert({ ...base, recordId: null, recordItem: 'self' }, 0)
+    store.database
+      .prepare('UPDATE items SET state = ?, in_doubt = ? WHERE id = ?')
+      .run(state, inDoubt ? 1 : 0, id)
+    return id
+  }
+
+  it('lets each move start only from the states the table gives, and end where it says', () => {
+    for (const [event, move] of Object.entries(moves) as [OutboxEvent, (id: number) => unknown][]) {
+      for (const state of outboxStates) {
+        for (const inDoubt of [false, true]) {
+          const id = itemIn(state, inDoubt)
+          // markSent is one method for both ways a sender's attempt ends as sent.
+          const allowed =
+            event === 'answered' || event === 'foundArrived'
+              ? allows(state, 'answered') || allows(state, 'foundArrived', inDoubt)
+              : allows(state, event, inDoubt)
+          const where = `${event} from ${state}${inDoubt ? ' in doubt' : ''}`
+          if (event === 'discard' && !allowed && state !== 'sending') {
+            // Settled items are left as they are: nothing to discard.
+            expect(store.cancel(id, 5), where).toEqual([])
+          } else if (allowed) {
+            move(id)
+            expect(store.require(id).state, where).toBe(endOf(event))
+          } else {
+            expect(() => move(id), where).toThrow(event === 'discard' ? /being sent/ : MoveRefused)
+          }
+          if (!allowed) expect(store.require(id).state, where).toBe(state)
+          store.database.prepare('DELETE FROM items').run()
+        }
+      }
+    }
+    expect(Object.keys(moves).sort()).toEqual(
+      Object.keys(outboxTransitions)
+        .filter((event) => event !== 'takeTheirs')
+        .sort(),
+    )
+  })
+
+  it('stores every state of the table, and no other (the released schema spells them)', () => {
+    const { id } = store.insert(base, 0)
+    const setState = store.database.prepare('UPDATE items SET state = ? WHERE id = ?')
+    for (const state of outboxStates) {
+      setState.run(state, id)
+      expect(store.require(id).state).toBe(state)
+    }
+    expect(() => setState.run('lost', id)).toThrow(/CHECK constraint failed/)
+  })
+
+  it('writes sent only for an attempt under way or an item in doubt found, never over a discard', () => {
+    const queued = store.insert(base, 0)
+    expect(() => store.markSent(queued.id, { serverId: 7, record: null }, 1)).toThrow(
+      `Item ${queued.id} changed meanwhile; it is queued.`,
+    )
+    expect(store.require(queued.id)).toMatchObject({ state: 'queued', serverId: null })
+
+    // The person discards an item in doubt while the sender looks it up: the discard stands.
+    const doubtful = store.insert({ ...base, recordId: 8 }, 0)
+    store.markSending(doubtful.id, 1, { updatedAt: doubtful.updatedAt })
+    store.recoverInterrupted(2)
+    store.cancel(doubtful.id, 3)
+    expect(() => store.markSent(doubtful.id, { serverId: 8, record: null }, 4)).toThrow(MoveRefused)
+    expect(() => store.markStopped(doubtful.id, 'uncertain', failure, 4)).toThrow(MoveRefused)
+    expect(store.require(doubtful.id)).toMatchObject({ state: 'cancelled', serverId: null })
+
+    const sending = store.insert({ ...base, recordId: 9 }, 0)
+    store.markSending(sending.id, 1, { updatedAt: sending.updatedAt })
+    expect(store.markSent(sending.id, { serverId: 9, record: null }, 2).state).toBe('sent')
+    expect(() => store.markSent(sending.id, { serverId: 9, record: null }, 3)).toThrow(
+      `Item ${sending.id} changed meanwhile; it is sent.`,
+    )
+  })
+})
+
 describe('what a crash leaves behind', () => {
   it('turns items left "sending" into items in doubt, due at once', () => {
     const item = store.insert(base, 0)
@@ -241,7 +359,7 @@ describe('what a crash leaves behind', () => {
 
   it('refuses to mark as sending an item changed since it was read', () => {
     const item = store.insert(base, 0)
-    store.requeue(item.id, 3, { payload: { changed: true } })
+    store.requeue(item.id, 'edit', 3, { payload: { changed: true } })
     expect(() => store.markSending(item.id, 4, { updatedAt: item.updatedAt })).toThrow(
       `Item ${item.id} changed meanwhile; it is queued.`,
     )

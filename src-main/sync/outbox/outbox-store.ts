@@ -1,16 +1,21 @@
 import type Database from 'better-sqlite3'
 import { AppError } from '../../shared/app-error.ts'
 import type { RecordKindName } from '../../store/record-kinds.ts'
-import type { JsonObject } from '../../store/record-values.ts'
-import type { Sent } from './operations/operation.ts'
-import type { OperationName } from './operations/operation-names.ts'
+import type { JsonObject } from '../../../src-common/values.ts'
+import type { OperationName } from '../../../src-common/outbox/operations.ts'
 import {
+  canDiscard,
+  endOf,
+  isSettled,
+  outboxStates,
+  needsDoubt,
+  startsOf,
   unresolvedStates,
-  type Attachment,
-  type OutboxItem,
+  type OutboxEvent,
   type OutboxState,
-  type Snapshot,
-} from './outbox-item.ts'
+} from '../../../src-common/outbox/states.ts'
+import type { Sent } from './operations/operation.ts'
+import type { Attachment, OutboxItem, Snapshot } from './outbox-item.ts'
 import type { Overlay } from './overlay.ts'
 import { laneKey, offlineLaneRef } from './lanes.ts'
 import { WalSync } from './wal-sync.ts'
@@ -81,7 +86,42 @@ interface ItemRow {
   updated_at: number
 }
 
-const unresolvedList = unresolvedStates.map((state) => `'${state}'`).join(', ')
+const sqlList = (states: readonly OutboxState[]) => states.map((state) => `'${state}'`).join(', ')
+const unresolvedList = sqlList(unresolvedStates)
+const settledList = sqlList(outboxStates.filter(isSettled))
+
+/**
+ * The condition of an update that moves an item by one of `events`: it is in a state the
+ * transition table lets the move start from (and in doubt, where the move asks for it).
+ */
+export function moveGuard(events: readonly OutboxEvent[]): string {
+  const clauses = events.map((event) => {
+    const from = `state IN (${sqlList(startsOf(event))})`
+    return needsDoubt(event) ? `(${from} AND in_doubt = 1)` : from
+  })
+  return clauses.length === 1 ? clauses[0]! : `(${clauses.join(' OR ')})`
+}
+
+/** The sender's moves that end an item as stopped for the person, by the state they end in. */
+const stoppedBy = {
+  needs_attention: 'refused',
+  conflict: 'changedOnServer',
+  uncertain: 'cannotTell',
+} as const satisfies Record<string, OutboxEvent>
+
+/** The person's decisions that queue an item again. */
+type Requeue = Extract<OutboxEvent, 'retry' | 'edit' | 'keepMine' | 'itDidNotArrive'>
+
+/**
+ * A move the transition table does not allow from the state the item is in: someone (the person,
+ * another process) moved it meanwhile, or it never could make that move.
+ */
+export class MoveRefused extends AppError {
+  constructor(id: number, state: OutboxState) {
+    super('conflict', `Item ${id} changed meanwhile; it is ${state.replace('_', ' ')}.`)
+  }
+}
+
 /** The item's lane holds an earlier item waiting its turn or under way: it waits. */
 const laneBusy = `i.lane IS NOT NULL AND EXISTS (SELECT 1 FROM items AS l INDEXED BY items_by_lane
   WHERE l.lane = i.lane AND l.id < i.id AND l.state IN ('queued', 'sending'))`
@@ -351,7 +391,7 @@ export class OutboxStore {
    * once `synced()` resolves, which the sender awaits before the request: a crash from here on is
    * in doubt. (Where the WAL cannot be synced apart, the commit itself is synced.) The look-ups
    * before it (the snapshot, the conflict check) change nothing; the snapshot they took is saved
-   * here, with the state. Refused (AppError 'conflict') when the item changed since it was read
+   * here, with the state. Refused (`MoveRefused`) when the item changed since it was read
    * (discarded or edited meanwhile).
    */
   markSending(
@@ -361,29 +401,51 @@ export class OutboxStore {
   ): OutboxItem {
     const commit = this.#walSync ? this.transaction.bind(this) : this.durably.bind(this)
     commit(() =>
-      this.#update(
+      this.#move(
         id,
-        `state = 'sending', attempts = attempts + 1, attempt_started_at = @now,
+        ['attempt'],
+        `attempts = attempts + 1, attempt_started_at = @now,
          snapshot = COALESCE(@snapshot, snapshot), updated_at = @now`,
         {
           now,
           seen: seen.updatedAt,
           snapshot: seen.snapshot ? JSON.stringify(seen.snapshot) : null,
         },
-        "state = 'queued' AND updated_at = @seen",
+        'updated_at = @seen',
       ),
     )
     return this.require(id)
   }
 
   /**
-   * The server has the item: its answer is kept, a record it created gets its server id in every
-   * item that names it (and in their lanes), and later edits of the record are rebased on the
-   * answer's modified_at. With `exclusive` (a record found on the server rather than answered),
-   * refused (AppError 'conflict') when another item already accounts for that record, as recorded
-   * since `exclusive.since` (always, when null): one record never accounts for two items.
+   * The server has the item: it answered the attempt under way (`sending`), or a look-up found
+   * that an earlier attempt of an item in doubt arrived. Its answer is kept, a record it created
+   * gets its server id in every item that names it (and in their lanes), and later edits of the
+   * record are rebased on the answer's modified_at. With `exclusive` (a record found on the server
+   * rather than answered), refused (AppError 'conflict') when another item already accounts for
+   * that record, as recorded since `exclusive.since` (always, when null): one record never
+   * accounts for two items. Refused (`MoveRefused`) for an item in any other state: one the
+   * person discarded while it was looked up stays discarded.
    */
   markSent(id: number, sent: Sent, now: number, exclusive?: { since: number | null }): OutboxItem {
+    return this.#markSent(id, ['answered', 'foundArrived'], sent, now, exclusive)
+  }
+
+  /**
+   * The person says that an uncertain item arrived (with the server id, when known); refused as
+   * `markSent` refuses, when another item accounts for that record since `since`.
+   */
+  markArrived(id: number, serverId: number | null, now: number, since: number): OutboxItem {
+    return this.#markSent(id, ['itArrived'], { serverId, record: null }, now, { since })
+  }
+
+  #markSent(
+    id: number,
+    events: readonly OutboxEvent[],
+    sent: Sent,
+    now: number,
+    exclusive: { since: number | null } | undefined,
+  ): OutboxItem {
     return this.transaction(() => {
       const item = this.require(id)
       if (exclusive && sent.serverId !== null) {
@@ -395,9 +457,10 @@ export class OutboxStore {
           )
         }
       }
-      this.#update(
+      this.#move(
         id,
-        `state = 'sent', in_doubt = 0, server_id = @serverId, result = @result,
+        events,
+        `in_doubt = 0, server_id = @serverId, result = @result,
          following = @following, last_error = NULL, last_error_kind = NULL, theirs = NULL,
          updated_at = @now`,
         {
@@ -440,9 +503,10 @@ export class OutboxStore {
     retry: { nextAttemptAt: number; inDoubt: boolean; countAttempt: boolean },
     now: number,
   ): void {
-    this.#update(
+    this.#move(
       id,
-      `state = 'queued', in_doubt = @inDoubt, next_attempt_at = @nextAttemptAt,
+      ['retryLater'],
+      `in_doubt = @inDoubt, next_attempt_at = @nextAttemptAt,
        attempts = attempts + @counted, last_error = @message, last_error_kind = @kind,
        updated_at = @now`,
       {
@@ -467,12 +531,12 @@ export class OutboxStore {
     now: number,
     extra: { theirs?: JsonObject; inDoubt?: boolean } = {},
   ): void {
-    this.#update(
+    this.#move(
       id,
-      `state = @state, in_doubt = @inDoubt, last_error = @message, last_error_kind = @kind,
-       theirs = @theirs, updated_at = @now`,
+      [stoppedBy[state]],
+      `in_doubt = @inDoubt, last_error = @message, last_error_kind = @kind, theirs = @theirs,
+       updated_at = @now`,
       {
-        state,
         inDoubt: (extra.inDoubt ?? state === 'uncertain') ? 1 : 0,
         message: failure.message,
         kind: failure.kind,
@@ -482,9 +546,14 @@ export class OutboxStore {
     )
   }
 
-  /** Queued again, due now (a retry, an edit, the person's choice in a conflict). */
+  /**
+   * Queued again, due now, by the person's decision: a retry, an edit, their version kept in a
+   * conflict, or an uncertain item sent again (then no longer looked up first: the person saw it
+   * did not arrive).
+   */
   requeue(
     id: number,
+    decision: Requeue,
     now: number,
     changes: {
       payload?: JsonObject
@@ -495,13 +564,13 @@ export class OutboxStore {
     } = {},
   ): OutboxItem {
     const sets = [
-      `state = 'queued'`,
       'next_attempt_at = @now',
       'last_error = NULL',
       'last_error_kind = NULL',
       'theirs = NULL',
       'updated_at = @now',
     ]
+    if (decision === 'itDidNotArrive') sets.push('in_doubt = 0')
     const values: Record<string, unknown> = { now }
     if (changes.payload) {
       sets.push('payload = @payload')
@@ -520,13 +589,8 @@ export class OutboxStore {
       sets.push('lane = @lane')
       values.lane = changes.lane && laneKey(item.connectionId, item.vaultId, changes.lane)
     }
-    this.#update(id, sets.join(', '), values)
+    this.#move(id, [decision], sets.join(', '), values)
     return this.require(id)
-  }
-
-  /** The person chose to send an uncertain item again: it is no longer looked up first. */
-  clearDoubt(id: number): void {
-    this.#update(id, 'in_doubt = 0', {})
   }
 
   /** Discards an item and every item that depends on it; returns the ids discarded. */
@@ -537,14 +601,14 @@ export class OutboxStore {
       while (pending.length > 0) {
         const next = pending.pop()!
         const item = this.require(next)
-        if (item.state === 'sent' || item.state === 'cancelled') continue
-        if (item.state === 'sending') {
+        if (isSettled(item.state)) continue
+        if (!canDiscard(item.state)) {
           throw new AppError(
             'conflict',
             `Item ${next} is being sent; discard it when the attempt is over.`,
           )
         }
-        this.#update(next, `state = 'cancelled', following = 0, updated_at = @now`, { now })
+        this.#move(next, ['discard'], 'following = 0, updated_at = @now', { now })
         cancelled.push(next)
         const dependents = this.#prepare(
           `SELECT item_id FROM dependencies WHERE depends_on = ?
@@ -559,12 +623,13 @@ export class OutboxStore {
   /** Items left in "sending" by a process that died: their attempts may have arrived. */
   recoverInterrupted(now: number): number[] {
     return this.transaction(() => {
-      const rows = this.#prepare(`SELECT id FROM items WHERE state = 'sending'`).all() as {
+      const interrupted = moveGuard(['interrupted'])
+      const rows = this.#prepare(`SELECT id FROM items WHERE ${interrupted}`).all() as {
         id: number
       }[]
       this.#prepare(
-        `UPDATE items SET state = 'queued', in_doubt = 1, next_attempt_at = ?, updated_at = ?
-           WHERE state = 'sending'`,
+        `UPDATE items SET state = '${endOf('interrupted')}', in_doubt = 1, next_attempt_at = ?,
+           updated_at = ? WHERE ${interrupted}`,
       ).run(now, now)
       return rows.map((row) => row.id)
     })
@@ -635,7 +700,7 @@ export class OutboxStore {
    */
   prune(before: number): number {
     return this.#prepare(
-      `DELETE FROM items WHERE state IN ('sent', 'cancelled') AND following = 0
+      `DELETE FROM items WHERE state IN (${settledList}) AND following = 0
          AND updated_at < ?
          AND NOT EXISTS (SELECT 1 FROM dependencies AS d JOIN items AS o ON o.id = d.item_id
            WHERE d.depends_on = items.id AND o.state IN (${unresolvedList}))
@@ -683,30 +748,41 @@ export class OutboxStore {
     return rows.map(toItem)
   }
 
-  #update(id: number, sets: string, values: Record<string, unknown>, guard?: string): void {
-    const { changes } = this.#prepare(
-      `UPDATE items SET ${sets} WHERE id = @id${guard ? ` AND ${guard}` : ''}`,
-    ).run({ ...values, id })
-    if (changes === 0) {
-      const item = this.require(id)
-      throw new AppError(
-        'conflict',
-        `Item ${id} changed meanwhile; it is ${item.state.replace('_', ' ')}.`,
-      )
+  /** Changes an item without moving it (what a followed import answered). */
+  #update(id: number, sets: string, values: Record<string, unknown>): void {
+    const { changes } = this.#prepare(`UPDATE items SET ${sets} WHERE id = @id`).run({
+      ...values,
+      id,
+    })
+    if (changes === 0) this.require(id)
+  }
+
+  /**
+   * Moves an item by one of `events` (which end in one state) to the state the transition table
+   * gives, only from a state the table starts them from (and only while `also` holds); refused
+   * (`MoveRefused`) otherwise.
+   */
+  #move(
+    id: number,
+    events: readonly OutboxEvent[],
+    sets: string,
+    values: Record<string, unknown>,
+    also?: string,
+  ): void {
+    const to = endOf(events[0]!)
+    if (events.some((event) => endOf(event) !== to)) {
+      throw new Error(`The moves ${events.join(', ')} do not end in one state.`)
     }
+    const guard = also ? `${moveGuard(events)} AND ${also}` : moveGuard(events)
+    const { changes } = this.#prepare(
+      `UPDATE items SET state = '${to}', ${sets} WHERE id = @id AND ${guard}`,
+    ).run({ ...values, id })
+    if (changes === 0) throw new MoveRefused(id, this.require(id).state)
   }
 }
 
 function countsOf(rows: readonly { state: OutboxState; count: number }[]): OutboxCounts {
-  const counts: OutboxCounts = {
-    queued: 0,
-    sending: 0,
-    sent: 0,
-    needs_attention: 0,
-    conflict: 0,
-    uncertain: 0,
-    cancelled: 0,
-  }
+  const counts = Object.fromEntries(outboxStates.map((state) => [state, 0])) as OutboxCounts
   for (const row of rows) counts[row.state] = row.count
   return counts
 }

@@ -6,18 +6,27 @@ import { AppError } from '../../shared/app-error.ts'
 import type { EventBus, OutboxChange } from '../../shared/events.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { recordKind, type RecordKindName } from '../../store/record-kinds.ts'
-import { toLinkId, type JsonObject } from '../../store/record-values.ts'
+import { toLinkId, type JsonObject } from '../../../src-common/values.ts'
 import { AttachmentFolder } from './attachment-folder.ts'
+import type { CrashHook } from './crash-points.ts'
 import { ImportFollower } from './import-follower.ts'
 import { offlineLaneRef, type LaneRef } from './lanes.ts'
-import { itemView, type OutboxItemView } from './item-view.ts'
+import { itemView } from './item-view.ts'
+import { importExtensions } from '../../../src-common/outbox/imports.ts'
+import type { OutboxItemView } from '../../../src-common/outbox/item-view.ts'
+import {
+  declarationOf,
+  isEditable,
+  recordOf,
+  type OperationName,
+} from '../../../src-common/outbox/operations.ts'
+import type { RecordRef } from '../../../src-common/outbox/record-ref.ts'
+import { allows, unresolvedStates, type OutboxState } from '../../../src-common/outbox/states.ts'
 import { operations } from './operations/index.ts'
-import { importExtensions } from './payloads/imports.ts'
-import type { OperationName } from './operations/operation-names.ts'
 import { openOutboxDatabase } from './outbox-database.ts'
-import type { Attachment, OutboxItem, OutboxState, RecordRef } from './outbox-item.ts'
-import { unresolvedStates } from './outbox-item.ts'
-import { OutboxSender, type OutboxConnection, type RetryTiming } from './outbox-sender.ts'
+import type { Attachment, OutboxItem } from './outbox-item.ts'
+import type { OutboxConnection } from './outbox-connection.ts'
+import { OutboxSender, type RetryTiming } from './outbox-sender.ts'
 import { OutboxStore } from './outbox-store.ts'
 import { byRecord, pendingRecord, type PendingRecord } from './pending-records.ts'
 import { queueRequest, type QueueRequest } from './queue-request.ts'
@@ -41,7 +50,8 @@ export interface OutboxOptions {
   importPollMs?: number
   /** How often upload progress is pushed to the UI at most. */
   progressIntervalMs?: number
-  env?: NodeJS.ProcessEnv
+  /** Where a test may kill the sending process (`crash-points.ts`); the app gives none. */
+  crashHook?: CrashHook
   now?: () => number
 }
 
@@ -137,7 +147,7 @@ export class Outbox {
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       ...(options.now ? { now: options.now } : {}),
-      ...(options.env ? { env: options.env } : {}),
+      ...(options.crashHook ? { crashHook: options.crashHook } : {}),
     })
     this.#reportPending()
   }
@@ -227,17 +237,15 @@ export class Outbox {
   /** Sends an item again now: after a refusal, during its backoff, or (uncertain) by choice. */
   retry(id: number): OutboxItemView {
     const item = this.#store.require(id)
-    switch (item.state) {
-      case 'needs_attention':
-      case 'queued':
-        return this.#changedView(this.#store.requeue(id, this.#now()))
-      case 'uncertain':
-        return this.resolveUncertain(id, 'resend')
-      case 'conflict':
-        return this.resolveConflict(id, 'mine')
-      default:
-        throw new AppError('conflict', `Item ${id} is ${item.state}; there is nothing to retry.`)
+    if (allows(item.state, 'retry')) {
+      return this.#changedView(this.#store.requeue(id, 'retry', this.#now()))
     }
+    if (allows(item.state, 'itDidNotArrive')) return this.resolveUncertain(id, 'resend')
+    if (allows(item.state, 'keepMine')) return this.resolveConflict(id, 'mine')
+    throw new AppError(
+      'conflict',
+      `Item ${id} is ${item.state.replace('_', ' ')}; there is nothing to retry.`,
+    )
   }
 
   /** Discards an item and the items that depend on it (an upload for an entry discarded...). */
@@ -253,20 +261,40 @@ export class Outbox {
     return { discarded }
   }
 
-  /** Replaces an unsent item's payload (the person fixed what the server refused). */
+  /**
+   * Replaces an unsent item's payload (the person fixed what the server refused). Only the
+   * members its declaration lets the person correct may change; the record it changes and the
+   * items it needs stay as they are.
+   */
   edit(id: number, payload: unknown): OutboxItemView {
     const item = this.#store.require(id)
-    if (!['queued', 'needs_attention', 'conflict'].includes(item.state)) {
-      throw new AppError(
-        'conflict',
-        `Item ${id} is ${item.state.replace('_', ' ')}; it cannot be edited.`,
-      )
+    const declaration = declarationOf(item.operation)
+    if (!isEditable(item)) {
+      throw declaration.editable === null
+        ? new AppError(
+            'invalid_argument',
+            `Item ${id} is a ${declaration.label.toLowerCase()}, which cannot be edited; discard it and queue it again instead.`,
+          )
+        : new AppError(
+            'conflict',
+            `Item ${id} is ${item.state.replace('_', ' ')}; it cannot be edited.`,
+          )
     }
     const operation = operations[item.operation]
     const checked = parse(operation.schema, payload, `the ${item.operation} payload`)
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+    const editable = new Set<string>(declaration.editable)
+    const fixed = [...new Set([...Object.keys(item.payload), ...Object.keys(checked)])].filter(
+      (member) => !editable.has(member) && !same(item.payload[member], checked[member]),
+    )
+    if (fixed.length > 0) {
+      throw new AppError(
+        'invalid_argument',
+        `An edit of item ${id} may change only ${[...editable].join(', ')}, not ${fixed.join(', ')}; discard it and queue a new change instead.`,
+      )
+    }
     if (
-      !same(operation.record(checked), operation.record(item.payload)) ||
+      !same(recordOf(item.operation, checked), recordOf(item.operation, item.payload)) ||
       !same(operation.refs(checked), operation.refs(item.payload))
     ) {
       throw new AppError(
@@ -275,7 +303,7 @@ export class Outbox {
       )
     }
     return this.#changedView(
-      this.#store.requeue(id, this.#now(), {
+      this.#store.requeue(id, 'edit', this.#now(), {
         payload: checked,
         overlay: operation.overlay(checked, item.attachment?.name ?? null),
         lane: operation.lane?.(checked, item.attachment?.name ?? null, this.#laneRef) ?? null,
@@ -286,11 +314,13 @@ export class Outbox {
   /** A conflict: send mine over the server's copy, or keep theirs (the item is discarded). */
   resolveConflict(id: number, choice: 'mine' | 'theirs'): OutboxItemView {
     const item = this.#store.require(id)
-    if (item.state !== 'conflict') throw new AppError('conflict', `Item ${id} is not in conflict.`)
+    if (!allows(item.state, choice === 'mine' ? 'keepMine' : 'takeTheirs')) {
+      throw new AppError('conflict', `Item ${id} is not in conflict.`)
+    }
     if (choice === 'mine') {
       const base = item.theirs?.modified_at
       return this.#changedView(
-        this.#store.requeue(id, this.#now(), {
+        this.#store.requeue(id, 'keepMine', this.#now(), {
           baseModifiedAt: typeof base === 'string' ? base : null,
         }),
       )
@@ -316,17 +346,13 @@ export class Outbox {
    */
   resolveUncertain(id: number, choice: 'resend' | 'done', serverId?: number): OutboxItemView {
     const item = this.#store.require(id)
-    if (item.state !== 'uncertain') throw new AppError('conflict', `Item ${id} is not uncertain.`)
-    if (choice === 'resend') {
-      this.#store.clearDoubt(id)
-      return this.#changedView(this.#store.requeue(id, this.#now()))
+    if (!allows(item.state, choice === 'resend' ? 'itDidNotArrive' : 'itArrived')) {
+      throw new AppError('conflict', `Item ${id} is not uncertain.`)
     }
-    const done = this.#store.markSent(
-      id,
-      { serverId: serverId ?? null, record: null },
-      this.#now(),
-      { since: item.createdAt },
-    )
+    if (choice === 'resend') {
+      return this.#changedView(this.#store.requeue(id, 'itDidNotArrive', this.#now()))
+    }
+    const done = this.#store.markArrived(id, serverId ?? null, this.#now(), item.createdAt)
     if (done.attachment) this.#attachments.remove(done.attachment)
     return this.#changedView(done)
   }
@@ -451,7 +477,7 @@ export class Outbox {
   ): OutboxItem {
     const operation = operations[name]
     const payload = parse(operation.schema, rawPayload, `the ${name} payload`)
-    const record = operation.record(payload)
+    const record = recordOf(name, payload)
     const refs = operation.refs(payload)
     for (const ref of refs) this.#checkRef(connectionId, vaultId, ref)
     let recordId: number | null = null

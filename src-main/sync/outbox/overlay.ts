@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from '../../store/record-values.ts'
+import { isObject, type JsonObject } from '../../../src-common/values.ts'
 
 /**
  * What the UI shows of a queued change before the server has it, stored with its item: the

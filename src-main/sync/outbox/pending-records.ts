@@ -1,5 +1,6 @@
-import type { JsonObject } from '../../store/record-values.ts'
-import type { OutboxItem, OutboxState } from './outbox-item.ts'
+import type { JsonObject } from '../../../src-common/values.ts'
+import { byUrgency, type OutboxState } from '../../../src-common/outbox/states.ts'
+import type { OutboxItem } from './outbox-item.ts'
 import { applyOverlays } from './overlay.ts'
 
 /** A record with changes in the outbox, as the UI shows it until the server has them. */
@@ -9,20 +10,12 @@ export interface PendingRecord {
   id: number | null
   /** The item creating the record offline (name it as `{item}` when queueing more changes). */
   createdBy: number | null
-  /** The most pressing state among its items: needs attention first, then conflict... */
+  /** The most pressing state among its items (`byUrgency`): needs attention first... */
   state: OutboxState
   itemIds: number[]
   /** The cached copy with every pending change applied (for a new record, the record itself). */
   record: JsonObject
 }
-
-const urgency: readonly OutboxState[] = [
-  'needs_attention',
-  'conflict',
-  'uncertain',
-  'sending',
-  'queued',
-]
 
 /** Merges the unresolved items of one record (oldest first) over its cached copy. */
 export function pendingRecord(
@@ -30,7 +23,7 @@ export function pendingRecord(
   cached: JsonObject | null,
 ): PendingRecord {
   const first = items[0]!
-  const state = urgency.find((candidate) => items.some((item) => item.state === candidate))!
+  const state = byUrgency.find((candidate) => items.some((item) => item.state === candidate))!
   const id = first.recordId
   const record = applyOverlays(
     cached,

@@ -1,12 +1,14 @@
 import { z } from 'zod'
-import { collectionAddition, newCollection } from './payloads/collections.ts'
-import { entryEdit, newEntry, statusChange } from './payloads/eln-entries.ts'
-import { importSettings } from './payloads/imports.ts'
-import { newSample, sampleCorrection } from './payloads/inventory-samples.ts'
-import { newPlate, plateCorrection } from './payloads/plates.ts'
-import { readoutCorrection } from './payloads/readout-rows.ts'
-import { batchCorrection, moleculeCorrection } from './payloads/registry-records.ts'
-import { recordRef } from './payloads/common.ts'
+import { attachTargets } from '../../../src-common/outbox/attach-targets.ts'
+import {
+  operationDeclarations,
+  operationNames,
+  type PayloadOf,
+  type PayloadRequestName,
+} from '../../../src-common/outbox/operations.ts'
+import { recordRef } from '../../../src-common/outbox/payloads/common.ts'
+import { importSettings } from '../../../src-common/outbox/payloads/imports.ts'
+import { operations } from './operations/index.ts'
 
 /** Where a queued item goes: a saved connection and one of its vaults. */
 const destination = {
@@ -24,12 +26,7 @@ const localFile = z.string().min(1, 'give the path of the file')
 const baseModifiedAt = z.string().min(1).nullable().optional()
 
 /** A file dropped onto a readout row goes to the row's run (the spec allows no files on rows). */
-const attachTarget = z
-  .object({
-    kind: z.enum(['molecule', 'run', 'protocol', 'eln_entry', 'readout_row']),
-    ref: recordRef,
-  })
-  .strict()
+const attachTarget = z.object({ kind: z.enum(attachTargets), ref: recordRef }).strict()
 
 /** An ELN body block; a file is given by its local path and is uploaded first. */
 const appendBlock = z.union([
@@ -39,55 +36,77 @@ const appendBlock = z.union([
   z.object({ type: z.literal('file'), path: localFile }).strict(),
 ])
 
-/** A change queued as is: its payload is the operation's own (checked by its schema). */
-const change = <N extends string, P extends z.ZodType>(operation: N, payload: P) =>
-  z.object({ ...destination, operation: z.literal(operation), payload }).strict()
+/** The operations whose request names local files (`request: 'own'` in their declarations). */
+const fileAttachRequest = z
+  .object({
+    ...destination,
+    operation: z.literal('file.attach'),
+    file: localFile,
+    target: attachTarget,
+  })
+  .strict()
+const importRequest = z
+  .object({
+    ...destination,
+    operation: z.literal('slurp.create'),
+    file: localFile,
+    payload: importSettings,
+  })
+  .strict()
+const appendRequest = z
+  .object({
+    ...destination,
+    operation: z.literal('eln.append'),
+    entry: recordRef,
+    body: z.array(appendBlock).min(1, 'append at least one block'),
+  })
+  .strict()
 
-/** An edit of a record: with the modified_at seen when editing began. */
-const edit = <N extends string, P extends z.ZodType>(operation: N, payload: P) =>
-  z.object({ ...destination, operation: z.literal(operation), payload, baseModifiedAt }).strict()
+type Declarations = typeof operationDeclarations
 
 /**
- * Everything the UI and the command line can queue, each payload by its operation's own schema
- * (`operations/*.ts`), which names the member at fault.
+ * A change queued with its operation's own payload; an edit of a record also with the
+ * modified_at seen when editing began.
  */
-export const queueRequest = z.discriminatedUnion('operation', [
-  z
-    .object({
-      ...destination,
-      operation: z.literal('file.attach'),
-      file: localFile,
-      target: attachTarget,
-    })
-    .strict(),
-  z
-    .object({
-      ...destination,
-      operation: z.literal('slurp.create'),
-      file: localFile,
-      payload: importSettings,
-    })
-    .strict(),
-  change('eln.create', newEntry),
-  edit('eln.update', entryEdit),
-  z
-    .object({
-      ...destination,
-      operation: z.literal('eln.append'),
-      entry: recordRef,
-      body: z.array(appendBlock).min(1, 'append at least one block'),
-    })
-    .strict(),
-  change('eln.status', statusChange),
-  edit('readout.update', readoutCorrection),
-  edit('molecule.update', moleculeCorrection),
-  edit('batch.update', batchCorrection),
-  change('collection.create', newCollection),
-  change('collection.add', collectionAddition),
-  change('plate.create', newPlate),
-  edit('plate.update', plateCorrection),
-  change('sample.create', newSample),
-  edit('sample.update', sampleCorrection),
-])
+type PayloadRequest = {
+  [N in PayloadRequestName]: {
+    connectionId: string
+    vaultId: number
+    operation: N
+    payload: PayloadOf<N>
+  } & (Declarations[N]['request'] extends 'edit' ? { baseModifiedAt?: string | null } : unknown)
+}[PayloadRequestName]
 
-export type QueueRequest = z.infer<typeof queueRequest>
+/** Everything the UI and the command line can queue. */
+export type QueueRequest =
+  | z.infer<typeof fileAttachRequest>
+  | z.infer<typeof importRequest>
+  | z.infer<typeof appendRequest>
+  | PayloadRequest
+
+/**
+ * The requests of the other operations, made from their declarations: each payload is checked
+ * by its operation's own schema (`operations/*.ts`), which names the member at fault.
+ */
+const payloadRequests = operationNames.flatMap((name) => {
+  const { request } = operationDeclarations[name]
+  if (request === 'own') return []
+  const payload = operations[name].schema
+  return [
+    z
+      .object({
+        ...destination,
+        operation: z.literal(name),
+        payload,
+        ...(request === 'edit' ? { baseModifiedAt } : {}),
+      })
+      .strict(),
+  ]
+})
+
+export const queueRequest = z.discriminatedUnion('operation', [
+  fileAttachRequest,
+  importRequest,
+  appendRequest,
+  ...payloadRequests,
+]) as unknown as z.ZodType<QueueRequest, QueueRequest>

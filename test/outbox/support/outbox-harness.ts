@@ -8,7 +8,7 @@ import { EventBus, type AppEventName } from '../../../src-main/shared/events.ts'
 import { silentLogger } from '../../../src-main/shared/logger.ts'
 import { VaultCache } from '../../../src-main/store/vault-cache.ts'
 import { Outbox, type OutboxOptions } from '../../../src-main/sync/outbox/outbox.ts'
-import type { OutboxItemView } from '../../../src-main/sync/outbox/item-view.ts'
+import type { OutboxItemView } from '../../../src-common/outbox/item-view.ts'
 import { startVaultSim, type VaultSim, type VaultSimOptions } from '../../../src-sim/index.ts'
 
 export type UserKey = 'admin' | 'writer' | 'reader' | 'outsider'

@@ -6,8 +6,8 @@ import {
   newCollection,
   type CollectionAddition,
   type NewCollection,
-} from '../payloads/collections.ts'
-import { offlineRefs } from '../payloads/common.ts'
+} from '../../../../src-common/outbox/payloads/collections.ts'
+import { offlineRefs } from '../../../../src-common/outbox/record-ref.ts'
 import { likenessLane } from '../lanes.ts'
 import { accountFor } from './new-records.ts'
 
@@ -35,8 +35,6 @@ async function collectionNamed(context: SendContext, name: string): Promise<Coll
 export const collectionCreate: Operation<NewCollection> = {
   name: 'collection.create',
   schema: newCollection,
-  attachment: 'none',
-  record: () => ({ kind: 'collections', creates: true }),
   refs: () => [],
   lane: (payload) => likenessLane('collection', payload.name),
   overlay: (payload) => ({
@@ -74,8 +72,6 @@ export const collectionCreate: Operation<NewCollection> = {
 export const collectionAdd: Operation<CollectionAddition> = {
   name: 'collection.add',
   schema: collectionAddition,
-  attachment: 'none',
-  record: (payload) => ({ kind: 'collections', ref: payload.collection }),
   refs: (payload) => offlineRefs(payload.collection),
   overlay: (payload) => ({ append: { molecules: payload.molecules } }),
   async send(context, payload) {

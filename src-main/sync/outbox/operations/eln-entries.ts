@@ -1,5 +1,5 @@
 import { ApiError, type ElnBodyItem, type ElnEntry } from '../../../api/index.ts'
-import { toId } from '../../../store/record-values.ts'
+import { toId } from '../../../../src-common/values.ts'
 import { newRecordOf, type IdsSnapshot } from './new-records.ts'
 import type { ChangeCheck, Operation, SendContext, Sent } from './operation.ts'
 import { sameValue } from './same-values.ts'
@@ -13,8 +13,8 @@ import {
   type ElnEntryEdit,
   type ElnStatusChange,
   type NewElnEntry,
-} from '../payloads/eln-entries.ts'
-import { offlineRefs } from '../payloads/common.ts'
+} from '../../../../src-common/outbox/payloads/eln-entries.ts'
+import { offlineRefs } from '../../../../src-common/outbox/record-ref.ts'
 import { likenessLane } from '../lanes.ts'
 
 const administratorsOnly =
@@ -51,8 +51,6 @@ const sentEntry = (entry: ElnEntry, id: number): Sent => ({
 export const elnCreate: Operation<NewElnEntry> = {
   name: 'eln.create',
   schema: newEntry,
-  attachment: 'none',
-  record: () => ({ kind: 'eln_entries', creates: true }),
   refs: () => [],
   lane: (payload) => likenessLane('eln_entry', payload.title),
   overlay: (payload) => ({
@@ -101,8 +99,6 @@ function titled(entries: readonly ElnEntry[], title: string): ElnEntry[] {
 export const elnUpdate: Operation<ElnEntryEdit> = {
   name: 'eln.update',
   schema: entryEdit,
-  attachment: 'none',
-  record: (payload) => ({ kind: 'eln_entries', ref: payload.entry }),
   refs: (payload) => offlineRefs(payload.entry),
   overlay: (payload) => ({
     set: {
@@ -137,8 +133,6 @@ export const elnUpdate: Operation<ElnEntryEdit> = {
 export const elnAppend: Operation<ElnEntryAppend> = {
   name: 'eln.append',
   schema: entryAppend,
-  attachment: 'none',
-  record: (payload) => ({ kind: 'eln_entries', ref: payload.entry }),
   refs: (payload) =>
     offlineRefs(
       payload.entry,
@@ -169,8 +163,6 @@ export const elnAppend: Operation<ElnEntryAppend> = {
 export const elnStatus: Operation<ElnStatusChange> = {
   name: 'eln.status',
   schema: statusChange,
-  attachment: 'none',
-  record: (payload) => ({ kind: 'eln_entries', ref: payload.entry }),
   refs: (payload) => offlineRefs(payload.entry),
   overlay: (payload) => ({ set: { status: statusMoves[payload.status_action].to } }),
   async send(context, payload) {

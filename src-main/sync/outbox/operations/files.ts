@@ -1,13 +1,13 @@
-import { isObject, toId, toNumber, type JsonObject } from '../../../store/record-values.ts'
+import { isObject, toId, toNumber, type JsonObject } from '../../../../src-common/values.ts'
 import type { VaultClient } from '../../../api/index.ts'
 import type { Operation, SendContext } from './operation.ts'
 import { queuedFile, uploadOptions } from './queued-file.ts'
+import type { FileTarget } from '../../../../src-common/outbox/attach-targets.ts'
 import {
   fileAttachment,
   type FileAttachmentPayload,
-  type FileTargetKind,
-} from '../payloads/files.ts'
-import { idOf, offlineRefs } from '../payloads/common.ts'
+} from '../../../../src-common/outbox/payloads/files.ts'
+import { offlineRefs, serverIdOf } from '../../../../src-common/outbox/record-ref.ts'
 import { uploadLane } from '../lanes.ts'
 import type { OutboxItem } from '../outbox-item.ts'
 import { accountFor, snapshotIds, snapshotTime } from './new-records.ts'
@@ -16,7 +16,7 @@ import { accountFor, snapshotIds, snapshotTime } from './new-records.ts'
  * Kinds whose records this server was seen not to list their files on (the spec shows molecule
  * `source_files`; servers may not send it): no snapshot is read for them again in this process.
  */
-const unlisted = new WeakMap<VaultClient, Set<FileTargetKind>>()
+const unlisted = new WeakMap<VaultClient, Set<FileTarget>>()
 
 /**
  * A record's files as read for snapshots. A queue of uploads to one record reads it once, not
@@ -45,7 +45,7 @@ interface FileSnapshot {
 /** The files a target lists (`source_files`), or null when the server does not list them. */
 async function listedFiles(
   context: SendContext,
-  kind: FileTargetKind,
+  kind: FileTarget,
   id: number,
 ): Promise<JsonObject[] | null> {
   if (unlisted.get(context.client)?.has(kind)) return null
@@ -85,7 +85,7 @@ async function listedFiles(
 /** The listing a snapshot of an upload named `name` may use: a recent one, or a new one. */
 async function listingFor(
   context: SendContext,
-  kind: FileTargetKind,
+  kind: FileTarget,
   id: number,
   name: string,
 ): Promise<Listing | null> {
@@ -154,8 +154,6 @@ function freshFor(
 export const fileAttach: Operation<FileAttachmentPayload> = {
   name: 'file.attach',
   schema: fileAttachment,
-  attachment: 'file',
-  record: () => ({ kind: 'files', creates: true }),
   refs: (payload) => offlineRefs(payload.target.ref),
   lane: (payload, attachmentName, ref) =>
     uploadLane(payload.target.kind, ref(payload.target.ref), attachmentName ?? ''),
@@ -163,7 +161,7 @@ export const fileAttach: Operation<FileAttachmentPayload> = {
     create: {
       name,
       resource_class: payload.target.kind,
-      resource_id: idOf(payload.target.ref),
+      resource_id: serverIdOf(payload.target.ref),
     },
   }),
   async snapshot(context, payload): Promise<FileSnapshot> {

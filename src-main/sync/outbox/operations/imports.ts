@@ -1,11 +1,14 @@
 import type { Slurp, SlurpMetadata } from '../../../api/index.ts'
-import { isObject, toLinkId } from '../../../store/record-values.ts'
+import { isObject, toLinkId } from '../../../../src-common/values.ts'
 import { idsOf, newRecordOf, recordsOf } from './new-records.ts'
 import { likenessLane } from '../lanes.ts'
 import type { Operation } from './operation.ts'
 import { queuedFile, uploadOptions } from './queued-file.ts'
 import { sameValue } from './same-values.ts'
-import { importSettings, type ImportSettings } from '../payloads/imports.ts'
+import {
+  importSettings,
+  type ImportSettings,
+} from '../../../../src-common/outbox/payloads/imports.ts'
 
 /** Whether an import listed by the server is this one: its file name and project. */
 function isThisImport(slurp: unknown, fileName: string, project: number | string): boolean {
@@ -28,8 +31,6 @@ function isThisImport(slurp: unknown, fileName: string, project: number | string
 export const slurpCreate: Operation<ImportSettings> = {
   name: 'slurp.create',
   schema: importSettings,
-  attachment: 'import',
-  record: () => ({ kind: 'slurps', creates: true }),
   refs: () => [],
   lane: (_payload, fileName) => likenessLane('import_of_file', fileName ?? ''),
   overlay: (payload, name) => ({

@@ -1,5 +1,5 @@
 import type { InventorySampleWrite } from '../../../api/index.ts'
-import { isObject, toId, type JsonObject } from '../../../store/record-values.ts'
+import { isObject, toId, type JsonObject } from '../../../../src-common/values.ts'
 import { idsOf, newRecordOf } from './new-records.ts'
 import { likenessLane } from '../lanes.ts'
 import type { Operation, SendContext } from './operation.ts'
@@ -10,7 +10,7 @@ import {
   sampleCorrection,
   type NewSample,
   type SampleCorrection,
-} from '../payloads/inventory-samples.ts'
+} from '../../../../src-common/outbox/payloads/inventory-samples.ts'
 
 async function samplesOfBatch(context: SendContext, batchId: number): Promise<unknown[]> {
   const samples: unknown[] = []
@@ -39,8 +39,6 @@ function sampleWrite(payload: NewSample): InventorySampleWrite & { batch_id: num
 export const sampleCreate: Operation<NewSample> = {
   name: 'sample.create',
   schema: newSample,
-  attachment: 'none',
-  record: () => ({ kind: 'inventory_samples', creates: true }),
   refs: () => [],
   lane: (payload) => likenessLane('sample_of_batch', payload.batch_id),
   overlay: (payload) => ({
@@ -76,9 +74,7 @@ function eventsOf(record: JsonObject): JsonObject[] {
  */
 export const sampleUpdate = recordEdit<SampleCorrection>({
   name: 'sample.update',
-  kind: 'inventory_samples',
   schema: sampleCorrection,
-  target: (payload) => payload.sample,
   read: (context, id) => context.client.inventory.sample(context.vaultId, id, {}, context.options),
   write: (context, id, payload) =>
     context.client.inventory.updateSample(

@@ -1,4 +1,4 @@
-import { isObject, toId, type JsonObject } from '../../../store/record-values.ts'
+import { isObject, toId, type JsonObject } from '../../../../src-common/values.ts'
 import type { OutboxItem } from '../outbox-item.ts'
 import type { Reconciled, SendContext } from './operation.ts'
 

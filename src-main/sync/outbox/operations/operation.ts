@@ -1,12 +1,13 @@
 import type { z } from 'zod'
 import type { UploadProgress, VaultClient } from '../../../api/index.ts'
 import type { CallOptions } from '../../../api/index.ts'
-import type { RecordKindName } from '../../../store/record-kinds.ts'
-import type { JsonObject } from '../../../store/record-values.ts'
+import type { JsonObject } from '../../../../src-common/values.ts'
 import type { LaneRef } from '../lanes.ts'
-import type { OutboxItem, RecordRef } from '../outbox-item.ts'
+import type { OutboxItem } from '../outbox-item.ts'
 import type { Overlay } from '../overlay.ts'
-import type { OperationName } from './operation-names.ts'
+import type { OperationName, PayloadOf } from '../../../../src-common/outbox/operations.ts'
+import type { OutboxRecordKind, RecordRef } from '../../../../src-common/outbox/record-ref.ts'
+import type { RecordKindName } from '../../../store/record-kinds.ts'
 
 /** What an operation works with while one of its items is sent. */
 export interface SendContext {
@@ -56,21 +57,19 @@ export type Reconciled =
 export type ChangeCheck =
   { changed: false } | { changed: true; theirs: JsonObject } | { changed: 'unknown' }
 
-/** The record an item changes, or (for creates) the one it creates. */
-export type ItemRecord =
-  { kind: RecordKindName; ref: RecordRef } | { kind: RecordKindName; creates: true }
+/** Every kind of record the outbox names is a kind the cache keeps. */
+export type OutboxKindsAreCached = AssertCached<OutboxRecordKind>
+type AssertCached<K extends RecordKindName> = K
 
 /**
- * One kind of queued work and the spec's rules for it: how its payload is checked, which record
- * it belongs to (items of one record are sent in order), what the UI shows while it is pending,
- * how it is sent, and how an attempt that may have arrived is looked up before any resend.
+ * How one kind of queued work is sent, by the spec's rules: how its payload is checked, what the
+ * UI shows while it is pending, how it is sent, and how an attempt that may have arrived is looked
+ * up before any resend. What it is called, which record it belongs to (items of one record are
+ * sent in order) and what of it may be edited are declared in common (`operationDeclarations`).
  */
 export interface Operation<P = JsonObject> {
   readonly name: OperationName
   readonly schema: z.ZodType<P>
-  /** Whether a file goes with the payload (copied into the data directory when queued). */
-  readonly attachment: 'none' | 'file' | 'import'
-  record(payload: P): ItemRecord
   /** Records created offline that the payload names, so sent before this item. */
   refs(payload: P): RecordRef[]
   /**
@@ -93,6 +92,9 @@ export interface Operation<P = JsonObject> {
  */
 export type StoredOperation = Operation<JsonObject>
 
-export function stored<P>(operation: Operation<P>): StoredOperation {
-  return operation as unknown as StoredOperation
+/** Every operation by name, each checked to read the payload its declaration names. */
+export function stored(operations: {
+  readonly [N in OperationName]: Operation<PayloadOf<N>>
+}): Readonly<Record<OperationName, StoredOperation>> {
+  return operations as unknown as Readonly<Record<OperationName, StoredOperation>>
 }

@@ -1,5 +1,5 @@
 import type { PlateWellWrite, PlateWrite } from '../../../api/index.ts'
-import type { JsonObject } from '../../../store/record-values.ts'
+import type { JsonObject } from '../../../../src-common/values.ts'
 import { idsOf, newRecordOf } from './new-records.ts'
 import { likenessLane } from '../lanes.ts'
 import type { Operation, SendContext } from './operation.ts'
@@ -10,7 +10,7 @@ import {
   plateCorrection,
   type NewPlate,
   type PlateCorrection,
-} from '../payloads/plates.ts'
+} from '../../../../src-common/outbox/payloads/plates.ts'
 
 type PlateMembers = Omit<NewPlate, 'name' | 'projects'> &
   Pick<Partial<NewPlate>, 'name' | 'projects'>
@@ -42,8 +42,6 @@ const plateView = (plate: NewPlate | PlateCorrection['changes']): JsonObject => 
 export const plateCreate: Operation<NewPlate> = {
   name: 'plate.create',
   schema: newPlate,
-  attachment: 'none',
-  record: () => ({ kind: 'plates', creates: true }),
   refs: () => [],
   lane: (payload) => likenessLane('plate', payload.name),
   overlay: (payload) => ({ create: plateView(payload) }),
@@ -75,9 +73,7 @@ async function platesNamed(context: SendContext, name: string): Promise<unknown[
 /** Plate changes; wells, when given, replace every well. */
 export const plateUpdate = recordEdit<PlateCorrection>({
   name: 'plate.update',
-  kind: 'plates',
   schema: plateCorrection,
-  target: (payload) => payload.plate,
   read: (context, id) => context.client.plates.get(context.vaultId, id, context.options),
   write: (context, id, payload) =>
     context.client.plates.update(context.vaultId, id, plateWrite(payload.changes), context.options),

@@ -1,15 +1,16 @@
-import type { JsonObject } from '../../../store/record-values.ts'
-import { isObject } from '../../../store/record-values.ts'
+import type { JsonObject } from '../../../../src-common/values.ts'
+import { isObject } from '../../../../src-common/values.ts'
 import { recordEdit } from './record-edit.ts'
 import { sameValue } from './same-values.ts'
-import { readoutCorrection, type ReadoutCorrection } from '../payloads/readout-rows.ts'
+import {
+  readoutCorrection,
+  type ReadoutCorrection,
+} from '../../../../src-common/outbox/payloads/readout-rows.ts'
 
 /** A corrected value or outlier flag of a detail row (aggregate rows answer 403). */
 export const readoutUpdate = recordEdit<ReadoutCorrection>({
   name: 'readout.update',
-  kind: 'readout_rows',
   schema: readoutCorrection,
-  target: (payload) => ({ id: payload.row }),
   read: (context, id) => context.client.readoutRows.get(context.vaultId, id, context.options),
   write: (context, id, payload) =>
     context.client.readoutRows.update(

@@ -1,19 +1,18 @@
 import type { z } from 'zod'
-import type { RecordKindName } from '../../../store/record-kinds.ts'
-import type { JsonObject } from '../../../store/record-values.ts'
-import type { RecordRef } from '../outbox-item.ts'
+import type { JsonObject } from '../../../../src-common/values.ts'
 import type { Overlay } from '../overlay.ts'
 import type { Operation, SendContext, Sent } from './operation.ts'
-import type { OperationName } from './operation-names.ts'
-import { offlineRefs } from '../payloads/common.ts'
+import { declarationOf, type OperationName } from '../../../../src-common/outbox/operations.ts'
+import { offlineRefs, type RecordRef } from '../../../../src-common/outbox/record-ref.ts'
 import { isLater, sameInstant } from './same-values.ts'
 
-/** How one kind of record is corrected: read it, write it, and tell whether a write is there. */
+/**
+ * How one kind of record is corrected: read it, write it, and tell whether a write is there. The
+ * record is the one the operation's declaration says it changes.
+ */
 export interface RecordEdit<P> {
   name: OperationName
-  kind: RecordKindName
   schema: z.ZodType<P>
-  target(payload: P): RecordRef
   read(context: SendContext, id: number): Promise<JsonObject>
   write(context: SendContext, id: number, payload: P): Promise<JsonObject>
   /** Whether the server's copy already holds every change of the payload. */
@@ -34,28 +33,29 @@ export function recordEdit<P>(edit: RecordEdit<P>): Operation<P> {
     record,
     modifiedAt: typeof record.modified_at === 'string' ? record.modified_at : null,
   })
+  const changes = declarationOf(edit.name).changes
+  if (!changes) throw new Error(`${edit.name} creates records: it is not a record edit.`)
+  const target = (payload: P): RecordRef => changes(payload as JsonObject)
   return {
     name: edit.name,
     schema: edit.schema,
-    attachment: 'none',
-    record: (payload) => ({ kind: edit.kind, ref: edit.target(payload) }),
-    refs: (payload) => offlineRefs(edit.target(payload)),
+    refs: (payload) => offlineRefs(target(payload)),
     overlay: (payload) => edit.overlay(payload),
     ...(edit.snapshot ? { snapshot: edit.snapshot } : {}),
     async changedSince(context, payload, base) {
-      const record = await edit.read(context, context.resolve(edit.target(payload)))
+      const record = await edit.read(context, context.resolve(target(payload)))
       return isLater(record.modified_at, base)
         ? { changed: true, theirs: record }
         : { changed: false }
     },
     async send(context, payload) {
-      const id = context.resolve(edit.target(payload))
+      const id = context.resolve(target(payload))
       return sent(await edit.write(context, id, payload), id)
     },
     async reconcile(context, payload) {
       // The snapshot is committed before the request leaves: without it, nothing was sent.
       if (edit.snapshot && context.item.snapshot === null) return { outcome: 'absent' }
-      const id = context.resolve(edit.target(payload))
+      const id = context.resolve(target(payload))
       const record = await edit.read(context, id)
       if (edit.holds(payload, record, context.item.snapshot?.value)) {
         return { outcome: 'arrived', sent: sent(record, id) }

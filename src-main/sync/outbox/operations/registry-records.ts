@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from '../../../store/record-values.ts'
+import { isObject, type JsonObject } from '../../../../src-common/values.ts'
 import { recordEdit } from './record-edit.ts'
 import { sameProjects, sameValue } from './same-values.ts'
 import {
@@ -6,7 +6,7 @@ import {
   moleculeCorrection,
   type BatchCorrection,
   type MoleculeCorrection,
-} from '../payloads/registry-records.ts'
+} from '../../../../src-common/outbox/payloads/registry-records.ts'
 
 /** Field values as records hold them: a map by name, of values or `{value}` objects. */
 function holdsFields(sent: Record<string, unknown> | undefined, held: unknown): boolean {
@@ -34,9 +34,7 @@ const projectsOverlay = (projects: readonly (number | string)[] | undefined) =>
 /** Molecule field updates; synonyms, projects and collections replace the old lists. */
 export const moleculeUpdate = recordEdit<MoleculeCorrection>({
   name: 'molecule.update',
-  kind: 'molecules',
   schema: moleculeCorrection,
-  target: (payload) => ({ id: payload.molecule }),
   read: (context, id) =>
     context.client.molecules.get(context.vaultId, id, { no_structures: true }, context.options),
   write: (context, id, payload) =>
@@ -69,9 +67,7 @@ export const moleculeUpdate = recordEdit<MoleculeCorrection>({
 /** Batch field updates (never the parent structure: molecules are updated on their own). */
 export const batchUpdate = recordEdit<BatchCorrection>({
   name: 'batch.update',
-  kind: 'batches',
   schema: batchCorrection,
-  target: (payload) => ({ id: payload.batch }),
   read: (context, id) =>
     context.client.batches.get(
       context.vaultId,

@@ -1,5 +1,5 @@
-import { isObject, toLinkIds } from '../../../store/record-values.ts'
-import { normalizeTimestamp } from '../../../store/timestamps.ts'
+import { isObject, toLinkIds } from '../../../../src-common/values.ts'
+import { normalizeTimestamp } from '../../../../src-common/timestamps.ts'
 
 /**
  * Whether a value the outbox sent is what the server now holds, allowing for the ways servers

@@ -2,8 +2,8 @@
  * A conflict, member by member: what the person's queued change sets, beside what the server's
  * copy holds now (it changed since the person began editing).
  */
-import type { OutboxItemView } from '../../../../src-main/ipc/contract.ts'
-import { isRecord, textOf, type RecordJson } from '../records/record-values.ts'
+import type { OutboxItemView } from '../../../../src-common/outbox/item-view.ts'
+import { isObject, toText, type JsonObject } from '../../../../src-common/values.ts'
 
 export interface ConflictRow {
   label: string
@@ -18,12 +18,12 @@ export function showValue(value: unknown): string {
   if (value === undefined || value === null || value === '') return '—'
   if (typeof value === 'boolean') return value ? 'Yes' : 'No'
   if (Array.isArray(value)) return value.map(showValue).join(', ') || '—'
-  if (isRecord(value)) {
+  if (isObject(value)) {
     if ('value' in value || 'outlier' in value) {
       const shown = showValue(value.value)
       return value.outlier === true ? `${shown} (outlier)` : shown
     }
-    return textOf(value.name) ?? JSON.stringify(value)
+    return toText(value.name) ?? JSON.stringify(value)
   }
   return String(value)
 }
@@ -38,18 +38,18 @@ function row(label: string, mine: unknown, theirs: unknown): ConflictRow {
 }
 
 /** Members of a changes object against the same members of the server's record. */
-function memberRows(changes: unknown, theirs: RecordJson): ConflictRow[] {
-  if (!isRecord(changes)) return []
+function memberRows(changes: unknown, theirs: JsonObject): ConflictRow[] {
+  if (!isObject(changes)) return []
   return Object.entries(changes).flatMap(([member, value]) => {
     const fieldMap = ['udfs', 'batch_fields', 'fields', 'eln_fields'].includes(member)
-    if (fieldMap && isRecord(value)) {
-      const theirFields = isRecord(theirs[member])
+    if (fieldMap && isObject(value)) {
+      const theirFields = isObject(theirs[member])
         ? theirs[member]
-        : member === 'udfs' && isRecord(theirs.molecule_fields)
+        : member === 'udfs' && isObject(theirs.molecule_fields)
           ? theirs.molecule_fields
           : {}
       return Object.entries(value).map(([name, fieldValue]) =>
-        row(name, fieldValue, (theirFields as RecordJson)[name]),
+        row(name, fieldValue, (theirFields as JsonObject)[name]),
       )
     }
     return [row(humanize(member), value, theirs[member])]
@@ -68,21 +68,21 @@ export function conflictRows(
   const payload = item.payload
   switch (item.operation) {
     case 'readout.update': {
-      const cells = isRecord(theirs.readouts) ? theirs.readouts : {}
-      const readouts = isRecord(payload.readouts) ? payload.readouts : {}
+      const cells = isObject(theirs.readouts) ? theirs.readouts : {}
+      const readouts = isObject(payload.readouts) ? payload.readouts : {}
       return Object.entries(readouts).flatMap(([definition, change]) => {
-        const cell = isRecord(cells[definition]) ? cells[definition] : {}
-        if (!isRecord(change)) return []
+        const cell = isObject(cells[definition]) ? cells[definition] : {}
+        if (!isObject(change)) return []
         const rows: ConflictRow[] = []
         if ('value' in change) {
-          rows.push(row(readoutName(definition), change.value, (cell as RecordJson).value))
+          rows.push(row(readoutName(definition), change.value, (cell as JsonObject).value))
         }
         if ('outlier' in change) {
           rows.push(
             row(
               `${readoutName(definition)} · outlier`,
               change.outlier === true,
-              (cell as RecordJson).outlier === true,
+              (cell as JsonObject).outlier === true,
             ),
           )
         }
@@ -99,7 +99,7 @@ export function conflictRows(
       ]
     default: {
       const rows = memberRows(payload.changes, theirs)
-      if (isRecord(payload.event)) {
+      if (isObject(payload.event)) {
         rows.push(row('Inventory event', showValue(payload.event.amount), '—'))
       }
       return rows

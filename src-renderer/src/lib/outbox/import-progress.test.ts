@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { importProgress, isImportable } from './import-progress.ts'
+import { isImportable } from '../../../../src-common/outbox/imports.ts'
+import { importProgress } from './import-progress.ts'
 import { choicesOf, emptyChoices, importPayload } from './import-settings.ts'
 import { itemView } from '../testing/outbox-items.ts'
 

@@ -2,8 +2,9 @@
  * An import (slurp) as the Outbox follows it: the state it is in among mapping, processing,
  * processed, committing and committed (or how it failed), with its events and errors.
  */
-import type { OutboxItemView } from '../../../../src-main/ipc/contract.ts'
-import { isRecord, recordsOf, textOf } from '../records/record-values.ts'
+import { finishedImportStates } from '../../../../src-common/outbox/imports.ts'
+import type { OutboxItemView } from '../../../../src-common/outbox/item-view.ts'
+import { isObject, toObjects, toText } from '../../../../src-common/values.ts'
 
 export const importSteps = [
   'mapping',
@@ -12,7 +13,9 @@ export const importSteps = [
   'committing',
   'committed',
 ] as const
-const failedStates = ['rejected', 'invalid', 'canceled']
+const failedStates: readonly string[] = finishedImportStates.filter(
+  (state) => state !== 'committed',
+)
 
 export interface ImportEvent {
   /** The record (row of the file) it is about. */
@@ -38,16 +41,16 @@ export interface ImportProgress {
 }
 
 function eventsOf(value: unknown): ImportEvent[] {
-  return recordsOf(value).map((event) => ({
-    record: textOf(event.record),
-    message: textOf(event.message) ?? 'No message',
-    resolution: textOf(event.resolution),
+  return toObjects(value).map((event) => ({
+    record: toText(event.record),
+    message: toText(event.message) ?? 'No message',
+    resolution: toText(event.resolution),
   }))
 }
 
 export function importProgress(item: OutboxItemView): ImportProgress {
-  const result = item.state === 'sent' && isRecord(item.result) ? item.result : null
-  const state = result ? textOf(result.state) : null
+  const result = item.state === 'sent' && isObject(item.result) ? item.result : null
+  const state = result ? toText(result.state) : null
   const step = state === null ? -1 : importSteps.indexOf(state as (typeof importSteps)[number])
   const failed = state !== null && failedStates.includes(state)
   const finished = failed || state === 'committed'
@@ -58,9 +61,9 @@ export function importProgress(item: OutboxItemView): ImportProgress {
   else if (failed) phase = `The import was ${state}`
   else if (state === 'committed') phase = 'Imported'
   else phase = `${state.charAt(0).toUpperCase()}${state.slice(1)}…`
-  const summary = isRecord(result?.summary)
+  const summary = isObject(result?.summary)
     ? Object.entries(result.summary).flatMap(([label, value]) => {
-        const text = textOf(value)
+        const text = toText(value)
         return text === null ? [] : [{ label: label.replace(/_/g, ' '), value: text }]
       })
     : []
@@ -75,14 +78,4 @@ export function importProgress(item: OutboxItemView): ImportProgress {
     errors: eventsOf(result?.import_errors),
     summary,
   }
-}
-
-/** The file types an import takes. */
-export const importExtensions = ['.csv', '.sdf', '.xlsx', '.zip'] as const
-
-export function isImportable(fileName: string): boolean {
-  const dot = fileName.lastIndexOf('.')
-  return (
-    dot >= 0 && (importExtensions as readonly string[]).includes(fileName.slice(dot).toLowerCase())
-  )
 }

@@ -1,22 +1,29 @@
 /**
  * The choices of an import (slurp), as the import dialog edits them, and the payload the outbox
- * queues for them (gaps.md: project, mapping template, runs, autoreject, how ambiguous and
- * suspicious events are resolved, ignore_errors).
+ * queues for them (docs/spec/gaps.md: project, mapping template, runs, autoreject, how ambiguous
+ * and suspicious events are resolved, ignore_errors).
  */
-import { idOf, isRecord, textOf } from '../records/record-values.ts'
+import type { ImportSettings } from '../../../../src-common/outbox/payloads/imports.ts'
+import { toId, isObject, toText } from '../../../../src-common/values.ts'
 
 export const ambiguousChoices = [
   { value: 'none', label: 'Leave them for me to resolve in the vault' },
   { value: 'reject', label: 'Reject those records' },
   { value: 'new_molecule', label: 'Register a new molecule' },
   { value: 'new_batch', label: 'Add a new batch to the existing molecule' },
-] as const
+] as const satisfies readonly {
+  value: NonNullable<ImportSettings['ambiguous_events_resolution']>
+  label: string
+}[]
 
 export const suspiciousChoices = [
   { value: 'none', label: 'Leave them for me to resolve in the vault' },
   { value: 'reject', label: 'Reject those records' },
   { value: 'accept', label: 'Accept them as they are' },
-] as const
+] as const satisfies readonly {
+  value: NonNullable<ImportSettings['suspicious_events_resolution']>
+  label: string
+}[]
 
 export type AmbiguousChoice = (typeof ambiguousChoices)[number]['value']
 export type SuspiciousChoice = (typeof suspiciousChoices)[number]['value']
@@ -51,15 +58,8 @@ export function emptyChoices(project: number | null): ImportChoices {
   }
 }
 
-export type ImportPayload = {
-  project: number | string
-  mapping_template?: number | string
-  runs?: { run_date?: string; place?: string; person?: string; conditions?: string }
-  autoreject?: boolean
-  ambiguous_events_resolution?: AmbiguousChoice
-  suspicious_events_resolution?: SuspiciousChoice
-  ignore_errors?: boolean
-}
+/** What the outbox queues for an import (its schema is in common). */
+export type ImportPayload = ImportSettings
 
 /** The payload, or why it cannot be queued yet. */
 export function importPayload(
@@ -100,7 +100,7 @@ export function importPayload(
 /** The choices a queued import was made with (to correct one the vault refused). */
 export function choicesOf(payload: Readonly<Record<string, unknown>>): ImportChoices {
   const run = Array.isArray(payload.runs) ? payload.runs[0] : payload.runs
-  const runs = isRecord(run) ? run : {}
+  const runs = isObject(run) ? run : {}
   const template = payload.mapping_template
   const ambiguous = ambiguousChoices.find(
     (choice) => choice.value === payload.ambiguous_events_resolution,
@@ -109,15 +109,15 @@ export function choicesOf(payload: Readonly<Record<string, unknown>>): ImportCho
     (choice) => choice.value === payload.suspicious_events_resolution,
   )
   return {
-    project: idOf(payload.project) ?? textOf(payload.project),
+    project: toId(payload.project) ?? toText(payload.project),
     mappingTemplate:
       typeof template === 'number' || typeof template === 'string'
-        ? (idOf(template) ?? template)
+        ? (toId(template) ?? template)
         : null,
-    runDate: textOf(runs.run_date) ?? '',
-    place: textOf(runs.place) ?? '',
-    person: textOf(runs.person) ?? '',
-    conditions: textOf(runs.conditions) ?? '',
+    runDate: toText(runs.run_date) ?? '',
+    place: toText(runs.place) ?? '',
+    person: toText(runs.person) ?? '',
+    conditions: toText(runs.conditions) ?? '',
     ambiguous: ambiguous?.value ?? 'none',
     suspicious: suspicious?.value ?? 'none',
     autoreject: payload.autoreject === true,

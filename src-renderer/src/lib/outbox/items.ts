@@ -2,13 +2,20 @@
  * The Outbox view's reading of items: groups, what each item changes (and where that record's
  * page is), which items go with it when it is discarded, and when it is tried next.
  */
-import type { OutboxItemView } from '../../../../src-main/ipc/contract.ts'
-import type { OutboxState } from '../../../../src-main/sync/outbox/outbox-item.ts'
+import { attachTargetKinds, isAttachTarget } from '../../../../src-common/outbox/attach-targets.ts'
+import type { OutboxItemView } from '../../../../src-common/outbox/item-view.ts'
+import { declarationOf } from '../../../../src-common/outbox/operations.ts'
+import {
+  byUrgency,
+  isSettled,
+  waitsForPerson,
+  type OutboxState,
+} from '../../../../src-common/outbox/states.ts'
+import { toId, isObject } from '../../../../src-common/values.ts'
 import { relativeTime } from '../format/relative-time.ts'
-import { browseKind, recordHref, type BrowseKind } from '../records/browse-kinds.ts'
-import { idOf, isRecord } from '../records/record-values.ts'
+import { browseKind, isBrowseKind, recordHref, type BrowseKind } from '../records/browse-kinds.ts'
 
-export type { OutboxItemView }
+export type { OutboxItemView, OutboxState }
 
 export type ItemGroupId = 'attention' | 'waiting' | 'recent'
 
@@ -29,8 +36,6 @@ export const stateLabels: Record<OutboxState, string> = {
   cancelled: 'Discarded',
 }
 
-const attentionOrder: readonly OutboxState[] = ['needs_attention', 'conflict', 'uncertain']
-
 /**
  * What waits for the person first (refused, in conflict, uncertain), then what waits for the
  * network (sending first), then what was sent recently. Empty groups are left out.
@@ -39,14 +44,12 @@ export function groupItems(
   items: readonly OutboxItemView[],
   recent: readonly OutboxItemView[],
 ): ItemGroup[] {
-  const attention = items
-    .filter((item) => attentionOrder.includes(item.state))
-    .sort(
-      (a, b) => attentionOrder.indexOf(a.state) - attentionOrder.indexOf(b.state) || a.id - b.id,
-    )
+  const urgent = (a: OutboxItemView, b: OutboxItemView) =>
+    byUrgency.indexOf(a.state) - byUrgency.indexOf(b.state) || a.id - b.id
+  const attention = items.filter((item) => waitsForPerson(item.state)).sort(urgent)
   const waiting = items
-    .filter((item) => item.state === 'queued' || item.state === 'sending')
-    .sort((a, b) => Number(b.state === 'sending') - Number(a.state === 'sending') || a.id - b.id)
+    .filter((item) => !waitsForPerson(item.state) && !isSettled(item.state))
+    .sort(urgent)
   const groups: ItemGroup[] = [
     {
       id: 'attention',
@@ -70,23 +73,9 @@ export function groupItems(
   return groups.filter((group) => group.items.length > 0)
 }
 
-/** Operation names as a person reads them. */
-export const operationLabels: Record<OutboxItemView['operation'], string> = {
-  'file.attach': 'File upload',
-  'slurp.create': 'Data import',
-  'eln.create': 'New notebook entry',
-  'eln.update': 'Notebook edit',
-  'eln.append': 'Notebook addition',
-  'eln.status': 'Notebook status change',
-  'readout.update': 'Readout correction',
-  'molecule.update': 'Molecule update',
-  'batch.update': 'Batch update',
-  'collection.create': 'New collection',
-  'collection.add': 'Collection update',
-  'plate.create': 'New plate',
-  'plate.update': 'Plate update',
-  'sample.create': 'New sample',
-  'sample.update': 'Sample update',
+/** An operation as a person reads it ("File upload"). */
+export function operationLabel(item: Pick<OutboxItemView, 'operation'>): string {
+  return declarationOf(item.operation).label
 }
 
 export interface ItemTarget {
@@ -94,23 +83,6 @@ export interface ItemTarget {
   label: string
   /** Its page, where it has one. */
   href: string | null
-}
-
-const attachKinds: Record<string, BrowseKind> = {
-  molecule: 'molecules',
-  run: 'runs',
-  protocol: 'protocols',
-  eln_entry: 'eln_entries',
-  readout_row: 'readout_rows',
-}
-
-const recordKinds: Partial<Record<string, BrowseKind>> = {
-  molecules: 'molecules',
-  batches: 'batches',
-  readout_rows: 'readout_rows',
-  plates: 'plates',
-  inventory_samples: 'inventory_samples',
-  eln_entries: 'eln_entries',
 }
 
 /** The address of an entry written offline, until the vault gives it an id. */
@@ -121,9 +93,9 @@ export function draftEntryHref(itemId: number): string {
 /** A record named by server id or by the item creating it offline. */
 function refTarget(kind: BrowseKind, ref: unknown): ItemTarget {
   const info = browseKind(kind)
-  const id = isRecord(ref) ? idOf(ref.id) : null
+  const id = isObject(ref) ? toId(ref.id) : null
   if (id !== null) return { label: `${info.singular} ${id}`, href: recordHref(kind, id) }
-  const item = isRecord(ref) ? idOf(ref.item) : null
+  const item = isObject(ref) ? toId(ref.item) : null
   if (item === null) return { label: info.singular, href: null }
   return {
     label: `${info.singular.toLowerCase()} written offline (item ${item})`.replace(/^./, (c) =>
@@ -133,19 +105,24 @@ function refTarget(kind: BrowseKind, ref: unknown): ItemTarget {
   }
 }
 
+/** The record an upload goes to, as its payload names it. */
+function uploadTarget(item: OutboxItemView): ItemTarget | null {
+  const target = item.payload.target
+  if (!isObject(target)) return null
+  return isAttachTarget(target.kind) ? refTarget(attachTargetKinds[target.kind], target.ref) : null
+}
+
 /** The record an item changes or creates, and its page. */
 export function targetOf(item: OutboxItemView): ItemTarget {
-  const payload = item.payload
-  if (item.operation === 'file.attach' && isRecord(payload.target)) {
-    const kind = attachKinds[String(payload.target.kind)]
-    if (kind) return refTarget(kind, payload.target.ref)
+  if (declarationOf(item.operation).attachTarget) {
+    return uploadTarget(item) ?? { label: item.summary, href: null }
   }
   if (item.operation === 'slurp.create') {
-    const project = payload.project
+    const project = item.payload.project
     return { label: `Project ${typeof project === 'string' ? project : `#${project}`}`, href: null }
   }
-  const kind = recordKinds[item.record.kind]
-  if (!kind) return { label: item.summary, href: null }
+  const kind = item.record.kind
+  if (!isBrowseKind(kind)) return { label: item.summary, href: null }
   if (item.record.id !== null) return refTarget(kind, { id: item.record.id })
   if (item.record.createdBy !== null) return refTarget(kind, { item: item.record.createdBy })
   return { label: browseKind(kind).singular, href: null }
@@ -154,8 +131,8 @@ export function targetOf(item: OutboxItemView): ItemTarget {
 /** Whether `value` names item `id` anywhere (`{item: id}`), as payloads of dependants do. */
 function names(value: unknown, id: number): boolean {
   if (Array.isArray(value)) return value.some((part) => names(part, id))
-  if (!isRecord(value)) return false
-  if (Object.keys(value).length === 1 && idOf(value.item) === id) return true
+  if (!isObject(value)) return false
+  if (Object.keys(value).length === 1 && toId(value.item) === id) return true
   return Object.values(value).some((part) => names(part, id))
 }
 

@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { bytesToBase64 } from './base64.ts'
-import { needsPerson, pendingLabel, pendingOf, rowKeyOf } from './pending.ts'
+import { pendingLabel, pendingOf, rowKeyOf } from './pending.ts'
 
 describe('pending marks', () => {
-  it('reads the mark browse answers add, and keys rows made offline by their item', () => {
-    const mark = { state: 'queued', itemIds: [4, 'x'], createdBy: 4 }
-    expect(pendingOf({ id: null, _pending: mark })).toEqual({
-      state: 'queued',
-      itemIds: [4],
-      createdBy: 4,
-    })
-    expect(pendingOf({ id: 3 })).toBeNull()
-    expect(pendingOf({ _pending: { state: 'lost' } })).toBeNull()
-    expect(rowKeyOf({ id: null, _pending: mark })).toBe('new-4')
-    expect(rowKeyOf({ id: '12' })).toBe(12)
+  it('reads the mark of a row, and keys rows made offline by their item', () => {
+    const mark = { state: 'queued' as const, itemIds: [4], createdBy: 4 }
+    expect(pendingOf({ pending: mark })).toEqual(mark)
+    expect(pendingOf({})).toBeNull()
+    expect(pendingOf(null)).toBeNull()
+    expect(rowKeyOf({ id: null, pending: mark })).toBe('new-4')
+    expect(rowKeyOf({ id: 12 })).toBe(12)
+    expect(rowKeyOf({ id: null })).toBe(-1)
     expect(pendingLabel('needs_attention')).toBe('Needs attention')
-    expect(needsPerson('conflict')).toBe(true)
-    expect(needsPerson('sending')).toBe(false)
   })
 
   it('encodes bytes as padded base64, also past the slices it works in', () => {

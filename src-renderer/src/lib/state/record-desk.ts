@@ -5,8 +5,9 @@
  */
 import { getContext, setContext } from 'svelte'
 import type { OutboxItemView, Result } from '../bridge.ts'
-import type { RecordRef } from '../../../../src-main/sync/outbox/outbox-item.ts'
-import { formatBytes } from '../format/numbers.ts'
+import { formatBytes } from '../../../../src-common/format/numbers.ts'
+import { attachTargetOf } from '../../../../src-common/outbox/attach-targets.ts'
+import type { RecordRef } from '../../../../src-common/outbox/record-ref.ts'
 import type { HandOverProgress } from '../outbox/file-handover.ts'
 import type { BrowseKind } from '../records/browse-kinds.ts'
 import type { Session } from './session.svelte.ts'
@@ -30,19 +31,9 @@ export function recordDesk(): RecordDesk | null {
   return getContext<RecordDesk | undefined>(key) ?? null
 }
 
-/** What the outbox attaches files to, by browse kind. */
-export type AttachKind = 'molecule' | 'run' | 'protocol' | 'eln_entry' | 'readout_row'
-
-export const attachKinds: Partial<Record<BrowseKind, AttachKind>> = {
-  molecules: 'molecule',
-  runs: 'run',
-  protocols: 'protocol',
-  eln_entries: 'eln_entry',
-  readout_rows: 'readout_row',
-}
-
+/** Whether files can be dropped on records of this kind (see `attachTargets`). */
 export function canTakeFiles(kind: BrowseKind): boolean {
-  return attachKinds[kind] !== undefined
+  return attachTargetOf(kind) !== null
 }
 
 /** How a queued change is announced: sent now, or waiting for the vault. */
@@ -72,7 +63,7 @@ export async function attachFiles(
   files: readonly File[],
   onProgress?: (progress: HandOverProgress) => void,
 ): Promise<boolean> {
-  const target = attachKinds[kind]
+  const target = attachTargetOf(kind)
   if (!target) return false
   const { connectionId, vaultId, session } = desk
   const names = files.length === 1 ? files[0]!.name : `${files.length} files`

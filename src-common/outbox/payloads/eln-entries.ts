@@ -32,7 +32,7 @@ export const entryAppend = z
   .strict()
 export type ElnEntryAppend = z.infer<typeof entryAppend>
 
-/** The status moves of gaps.md: each action's starting and resulting status. */
+/** The status moves of docs/spec/gaps.md: each action's starting and resulting status. */
 export const statusMoves = {
   submit: { from: 'open', to: 'submitted' },
   approve: { from: 'submitted', to: 'finalized' },

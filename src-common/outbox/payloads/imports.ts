@@ -1,9 +1,6 @@
 import { z } from 'zod'
 import { nonEmptyText, projectRef, serverId } from './common.ts'
 
-/** The file types an import takes. */
-export const importExtensions = ['.csv', '.sdf', '.xlsx', '.zip'] as const
-
 const run = z
   .object({
     run_date: z.string().optional(),
@@ -28,6 +25,3 @@ export const importSettings = z
   })
   .strict()
 export type ImportSettings = z.infer<typeof importSettings>
-
-/** States an import ends in (gaps.md); until then it is followed. */
-export const finishedImportStates = ['committed', 'rejected', 'invalid', 'canceled'] as const

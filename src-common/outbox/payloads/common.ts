@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { RecordRef } from '../outbox-item.ts'
+import type { RecordRef } from '../record-ref.ts'
 
 /** Server ids are positive whole numbers. */
 export const serverId = z.int().positive()
@@ -8,7 +8,7 @@ export const serverId = z.int().positive()
 export const recordRef = z.union([
   z.object({ id: serverId }).strict(),
   z.object({ item: serverId }).strict(),
-])
+]) satisfies z.ZodType<RecordRef>
 
 /** Projects are named in write bodies by id or by name. */
 export const projectRef = z.union([serverId, z.string().trim().min(1)])
@@ -17,13 +17,3 @@ export const nonEmptyText = z.string().trim().min(1)
 
 /** Values of vault-defined fields (molecule, batch, ELN and sample fields). */
 export const fieldValues = z.record(z.string().min(1), z.union([z.string(), z.number(), z.null()]))
-
-/** The refs among `refs` that name records created offline. */
-export function offlineRefs(...refs: readonly (RecordRef | undefined)[]): RecordRef[] {
-  return refs.filter((ref): ref is { item: number } => ref !== undefined && 'item' in ref)
-}
-
-/** The server id of a ref, or null for a record created offline. */
-export function idOf(ref: RecordRef): number | null {
-  return 'id' in ref ? ref.id : null
-}
