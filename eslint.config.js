@@ -4,12 +4,17 @@ import svelte from 'eslint-plugin-svelte'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
-/** Layers of src-main, highest first: a layer may import only from layers listed after it. */
-const layers = ['ipc', 'services', 'sync', 'store', 'api', 'secrets', 'chem']
+/**
+ * Layers of src-main, highest first: a layer may import only from layers listed after it (and from
+ * src-common, below them all).
+ */
+const layers = ['ipc', 'services', 'sync', 'store', 'api', 'secrets', 'chem', 'shared']
 
 /** @param {string} layer */
 const importsAbove = (layer) =>
-  layers.slice(0, layers.indexOf(layer)).flatMap((above) => [`../${above}/**`, `../../${above}/**`])
+  layers
+    .slice(0, layers.indexOf(layer))
+    .flatMap((above) => [`../${above}/**`, `../../${above}/**`, `../../../${above}/**`])
 
 const rawIpc = {
   name: 'electron',
@@ -82,6 +87,38 @@ export default tseslint.config(
     },
   },
   {
+    // The common layer is pure: every runtime (main, workers, preload, renderer) may import it.
+    files: ['src-common/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.bench.ts'],
+    languageOptions: { globals: { ...globals.es2024 } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', 'electron', 'better-sqlite3', 'keytar', 'ws'],
+              message: 'src-common is pure TypeScript: no Node, Electron or native modules.',
+            },
+            {
+              group: ['**/src-main/**', '**/src-renderer/**', '**/src-sim/**'],
+              message: 'src-common imports nothing from the runtimes that import it.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['window', 'document', 'navigator', 'localStorage', 'process', 'Buffer', 'require'].map(
+          (name) => ({
+            name,
+            message: 'src-common runs in every runtime: no DOM or Node globals.',
+          }),
+        ),
+      ],
+    },
+  },
+  {
     files: ['src-sim/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -103,9 +140,14 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/src-main/**'],
+              group: ['**/src-main/**', '!**/src-main/ipc/contract.ts'],
+              message:
+                'The renderer imports src-common, and types from the contract (src-main/ipc/contract.ts) only.',
+            },
+            {
+              group: ['**/src-main/ipc/contract.ts'],
               allowTypeImports: true,
-              message: 'The renderer may import only types from main.',
+              message: 'The renderer may import only types from the contract.',
             },
             {
               group: ['node:*', 'electron'],

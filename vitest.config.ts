@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: [
       'src-main/**/*.test.ts',
+      'src-common/**/*.test.ts',
       'src-sim/**/*.test.ts',
       'src-renderer/**/*.test.ts',
       'test/**/*.test.ts',

@@ -1,4 +1,5 @@
 import { ApiError } from './errors.ts'
+import { toFlag, toId, toNumber } from '../../src-common/values.ts'
 
 /**
  * Tolerant readers of server answers. Each checks one value and coerces the variations real
@@ -114,31 +115,20 @@ function preview(value: unknown): string {
 }
 
 export const integer: Parser<number> = (value) => {
-  if (typeof value === 'number' && Number.isInteger(value)) return value
-  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value)
+  const id = toId(value)
+  if (id !== null) return id
   throw new ShapeError('an integer', value)
 }
 
 export const number: Parser<number> = (value) => {
-  if (typeof value === 'number' && Number.isFinite(value)) return value
-  if (typeof value === 'string' && value.trim() !== '') {
-    const parsed = Number(value)
-    if (Number.isFinite(parsed)) return parsed
-  }
+  const read = toNumber(value)
+  if (read !== null) return read
   throw new ShapeError('a number', value)
 }
 
-const trueTexts = new Set(['true', '1', 'yes', 't'])
-const falseTexts = new Set(['false', '0', 'no', 'f'])
-
 export const boolean: Parser<boolean> = (value) => {
-  if (typeof value === 'boolean') return value
-  if (value === 1 || value === 0) return value === 1
-  if (typeof value === 'string') {
-    const text = value.trim().toLowerCase()
-    if (trueTexts.has(text)) return true
-    if (falseTexts.has(text)) return false
-  }
+  const flag = toFlag(value)
+  if (flag !== null) return flag === 1
   throw new ShapeError('a boolean', value)
 }
 

@@ -67,6 +67,8 @@ export type { RequestChannel } from './channels.ts'
 export type { AppEventName } from '../shared/events.ts'
 export type { Result } from '../shared/result.ts'
 export type { ErrorValue, ErrorCode } from '../shared/app-error.ts'
+export type { AppInfo } from '../shared/app-info.ts'
+export type { AppStatus } from '../shared/app-status.ts'
 export type { ConnectionSummary } from '../shared/connection.ts'
 export type { ConnectionStatus, TokenPlace } from '../shared/connection-status.ts'
 export type { ConnectionSyncState, SyncOutcome, SyncProgress } from '../shared/sync-status.ts'
@@ -75,6 +77,7 @@ export type { CachedVault } from './vaults/contract.ts'
 export type {
   CachedRecord,
   CachedRecordPage,
+  DistinctColumnValue,
   LinkedCachedRecord,
   RecordKindInfo,
   RecordSearchHit,

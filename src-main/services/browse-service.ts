@@ -1,13 +1,19 @@
 import type { EventBus } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
-import { isObject, toId, toLinkId, toText, type JsonObject } from '../store/record-values.ts'
+import {
+  fileTargetOf,
+  filesShownOn,
+  isAttachTarget,
+} from '../../src-common/outbox/attach-targets.ts'
+import type { OutboxItemView } from '../../src-common/outbox/item-view.ts'
+import type { RecordRow } from '../../src-common/records/record-row.ts'
+import { isObject, toText, type JsonObject } from '../../src-common/values.ts'
+import type { PendingInput } from '../store/pending-rows.ts'
 import { recordKind, recordKinds, type RecordKindName } from '../store/record-kinds.ts'
-import type { ListOptions, RecordPage } from '../store/record-queries.ts'
+import type { DistinctValue, ListOptions, RowPage } from '../store/record-queries.ts'
 import type { LinkedRecord } from '../store/record-links.ts'
 import type { SearchOptions, SearchResult } from '../store/search-index.ts'
 import { connectionVaultId, type VaultCache } from '../store/vault-cache.ts'
-import type { OutboxItemView } from '../sync/outbox/item-view.ts'
-import type { OutboxState } from '../sync/outbox/outbox-item.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { PendingRecord } from '../sync/outbox/pending-records.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
@@ -28,21 +34,6 @@ export interface RecordKindInfo {
   searchable: boolean
 }
 
-/**
- * The member a browse answer adds to a record with changes in the outbox (the API never sends a
- * member starting with an underscore): the record shown is the cached copy with those changes
- * applied, and a record created offline has `id: null` until the server has it.
- */
-export const pendingMember = '_pending'
-
-export interface PendingMark {
-  /** The most pressing state among its items (needs attention first). */
-  state: OutboxState
-  itemIds: number[]
-  /** The item creating the record offline (null for a record the server has). */
-  createdBy: number | null
-}
-
 /** The vaults a cache holds, with their counts by kind and last complete sync. */
 export function cachedVaults(cache: VaultCache): CachedVault[] {
   const counts = cache.counts()
@@ -60,23 +51,13 @@ export function cachedVaults(cache: VaultCache): CachedVault[] {
     })
 }
 
-/** A pending record as browse answers show it: the merged record, marked. */
-export function markedRecord(pending: PendingRecord): JsonObject {
-  const mark: PendingMark = {
-    state: pending.state,
-    itemIds: pending.itemIds,
-    createdBy: pending.createdBy,
+/** A pending record as the store evaluates it: its merged record and its mark. */
+function pendingInput(pending: PendingRecord): PendingInput {
+  return {
+    id: pending.id,
+    json: { ...pending.record, id: pending.id },
+    mark: { state: pending.state, itemIds: pending.itemIds, createdBy: pending.createdBy },
   }
-  return { ...pending.record, id: pending.id, [pendingMember]: mark }
-}
-
-/** Kinds whose pages show what a file is attached to (`file.attach` targets). */
-const attachKinds: Record<string, RecordKindName> = {
-  molecule: 'molecules',
-  run: 'runs',
-  protocol: 'protocols',
-  eln_entry: 'eln_entries',
-  readout_row: 'runs',
 }
 
 export interface BrowseOutbox {
@@ -90,11 +71,14 @@ export interface StructureLists {
   list(connectionId: string, vaultId: number, options: StructureListOptions): Promise<StructurePage>
 }
 
+type Row = RecordRow<RecordKindName>
+
 /**
  * What the UI and the CLI read: vaults, records, links and search, from a connection's cache
  * only; browsing never waits on the network. With the outbox, records show the changes still
- * waiting in it (marked `_pending`), records created offline come first in their lists, and
- * `records.changed` follows pending changes as they appear and go.
+ * waiting in it (marked `pending`), evaluated by the cache as if the vault had them already (see
+ * `PendingStage`), records created offline come first in their lists, and `records.changed`
+ * follows pending changes as they appear and go.
  */
 export class BrowseService {
   readonly #runtimes: ConnectionRuntimes
@@ -121,44 +105,25 @@ export class BrowseService {
       name: kind.name,
       sortable: [...kind.sortable],
       filterable: [...kind.filterable],
-      searchable: kind.searchOf !== undefined || kind.name === 'batches',
+      searchable: kind.searchable,
     }))
   }
 
-  /**
-   * A page of cached records with their pending changes applied; records created offline that
-   * match the question come first (before the cached ones, in every order).
-   */
-  list(connectionId: string, vaultId: number, kind: string, options: ListOptions): RecordPage {
+  /** A page of cached records as typed rows, with the records waiting in the outbox. */
+  list(connectionId: string, vaultId: number, kind: string, options: ListOptions): RowPage {
     const cache = this.#runtimes.get(connectionId).cache
-    const pending = this.#pendingList(connectionId, vaultId, kind)
-    if (pending.length === 0) return cache.list(kind, vaultId, options)
-    const created = pending
-      .filter((record) => record.id === null && matches(record.record, options))
-      .map(markedRecord)
-    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 0), 1000)
-    const offset = Math.max(Math.trunc(options.offset ?? 0), 0)
-    const createdShown = created.slice(offset, offset + limit)
-    const page = cache.list(kind, vaultId, {
-      ...options,
-      offset: Math.max(0, offset - created.length),
-      limit: limit - createdShown.length,
-    })
-    const changed = new Map(
-      pending.flatMap((record) => (record.id === null ? [] : [[record.id, record] as const])),
-    )
-    return {
-      kind: page.kind,
-      total: page.total + created.length,
-      records: [
-        ...createdShown,
-        ...page.records.map((record) => {
-          const id = toId(record.id)
-          const change = id === null ? undefined : changed.get(id)
-          return change ? markedRecord(change) : record
-        }),
-      ],
-    }
+    return cache.page(kind, vaultId, options, this.#pendingInputs(connectionId, vaultId, kind))
+  }
+
+  /** The distinct values of a filterable column among a list's cached records. */
+  distinct(
+    connectionId: string,
+    vaultId: number,
+    kind: string,
+    column: string,
+    options: ListOptions,
+  ): DistinctValue[] {
+    return this.#runtimes.get(connectionId).cache.distinct(kind, vaultId, column, options)
   }
 
   /**
@@ -180,10 +145,7 @@ export class BrowseService {
     }
     if (!this.#structures) throw new AppError('internal', 'Structure search is not available.')
     const page = await this.#structures.list(connectionId, vaultId, options)
-    return {
-      ...page,
-      records: this.#withPending(connectionId, vaultId, 'molecules', page.records),
-    }
+    return { ...page, rows: this.#withPending(connectionId, vaultId, 'molecules', page.rows) }
   }
 
   /**
@@ -194,57 +156,44 @@ export class BrowseService {
     const cache = this.#runtimes.get(connectionId).cache
     const linked = cache.linked(kind, vaultId, id)
     if (!this.#outbox) return linked
+    const kindName = recordKind(kind).name
     const own = this.#outbox.pendingFor(connectionId, vaultId, kind, { id })
-    if (!linked) {
-      return own ? { kind: recordKind(kind).name, record: markedRecord(own), links: {} } : null
-    }
+    const ownRow = own ? cache.pendingRow(kindName, vaultId, pendingInput(own)) : null
+    if (!linked) return ownRow ? { kind: kindName, record: ownRow, links: {} } : null
     const links: LinkedRecord['links'] = {}
-    for (const [linkKind, records] of Object.entries(linked.links) as [
-      RecordKindName,
-      JsonObject[],
-    ][]) {
-      links[linkKind] = this.#withPending(connectionId, vaultId, linkKind, records)
+    for (const [linkKind, rows] of Object.entries(linked.links) as [RecordKindName, Row[]][]) {
+      links[linkKind] = this.#withPending(connectionId, vaultId, linkKind, rows)
     }
-    const attachKind = Object.entries(attachKinds).find(([, name]) => name === linked.kind)?.[0]
-    if (attachKind && attachKind !== 'readout_row') {
-      const files = this.#pendingList(connectionId, vaultId, 'files').filter(
-        (file) =>
-          file.id === null &&
-          file.record.resource_class === attachKind &&
-          toLinkId(file.record.resource_id) === id,
-      )
-      if (files.length > 0) links.files = [...files.map(markedRecord), ...(links.files ?? [])]
+    const target = fileTargetOf(linked.kind)
+    if (target !== null) {
+      const files = this.#pendingInputs(connectionId, vaultId, 'files')
+        .filter((file) => file.id === null)
+        .map((file) => cache.pendingRow('files', vaultId, file))
+        .filter((file) => file.columns.resource_class === target && file.columns.resource_id === id)
+      if (files.length > 0) links.files = [...files, ...(links.files ?? [])]
     }
-    return {
-      kind: linked.kind,
-      record: own ? markedRecord(own) : linked.record,
-      links,
-    }
+    return { kind: linked.kind, record: ownRow ?? linked.record, links }
   }
 
   search(connectionId: string, text: string, options: SearchOptions): SearchResult {
     return this.#runtimes.get(connectionId).cache.search(text, options)
   }
 
-  #pendingList(connectionId: string, vaultId: number, kind: string): PendingRecord[] {
-    return this.#outbox ? this.#outbox.pendingList(connectionId, vaultId, kind) : []
+  #pendingInputs(connectionId: string, vaultId: number, kind: string): PendingInput[] {
+    if (!this.#outbox) return []
+    return this.#outbox.pendingList(connectionId, vaultId, kind).map(pendingInput)
   }
 
-  #withPending(
-    connectionId: string,
-    vaultId: number,
-    kind: RecordKindName,
-    records: JsonObject[],
-  ): JsonObject[] {
-    const pending = this.#pendingList(connectionId, vaultId, kind)
-    if (pending.length === 0) return records
+  #withPending(connectionId: string, vaultId: number, kind: RecordKindName, rows: Row[]): Row[] {
+    const pending = this.#pendingInputs(connectionId, vaultId, kind)
+    if (pending.length === 0) return rows
+    const cache = this.#runtimes.get(connectionId).cache
     const changed = new Map(
-      pending.flatMap((record) => (record.id === null ? [] : [[record.id, record] as const])),
+      pending.flatMap((input) => (input.id === null ? [] : [[input.id, input] as const])),
     )
-    return records.map((record) => {
-      const id = toId(record.id)
-      const change = id === null ? undefined : changed.get(id)
-      return change ? markedRecord(change) : record
+    return rows.map((row) => {
+      const change = row.id === null ? undefined : changed.get(row.id)
+      return change ? cache.pendingRow(kind, vaultId, change) : row
     })
   }
 
@@ -268,51 +217,11 @@ export class BrowseService {
       }
       entry.kinds.add(item.record.kind)
       const target = isObject(item.payload.target) ? toText(item.payload.target.kind) : null
-      const targetKind = target === null ? undefined : attachKinds[target]
-      if (targetKind) entry.kinds.add(targetKind)
+      if (target !== null && isAttachTarget(target)) entry.kinds.add(filesShownOn[target])
       byVault.set(key, entry)
     }
     for (const { connectionId, vaultId, kinds } of byVault.values()) {
       pending.events.emit('records.changed', { connectionId, vaultId, kinds: [...kinds] })
     }
   }
-}
-
-/**
- * Whether a record created offline answers a list's question, as far as it can be told without
- * the cache's indexes: its text words, filters on its members, its project.
- */
-function matches(record: JsonObject, options: ListOptions): boolean {
-  const text = options.text?.trim().toLowerCase()
-  if (text) {
-    const words = Object.values(record)
-      .flatMap((value) => (typeof value === 'string' ? value.toLowerCase().split(/\s+/) : []))
-      .filter(Boolean)
-    const wanted = text.split(/\s+/)
-    if (!wanted.every((prefix) => words.some((word) => word.startsWith(prefix)))) return false
-  }
-  for (const [column, value] of Object.entries(options.filters ?? {})) {
-    if (!sameMember(record, column, value)) return false
-  }
-  for (const [name, value] of Object.entries(options.fields ?? {})) {
-    const maps = Object.values(record).filter(isObject)
-    const found = [record, ...maps].some((map) => String(map[name] ?? '') === value)
-    if (!found) return false
-  }
-  if (options.projectId !== undefined) {
-    const projects = [record.project, ...(Array.isArray(record.projects) ? record.projects : [])]
-    if (!projects.some((project) => toLinkId(project) === options.projectId)) return false
-  }
-  return true
-}
-
-/** A filter on `column` (`status`, `project_id`...) against a record's JSON. */
-function sameMember(record: JsonObject, column: string, value: unknown): boolean {
-  const direct = record[column]
-  if (direct !== undefined) return direct === value || String(direct) === String(value)
-  if (column.endsWith('_id')) {
-    const linked = toLinkId(record[column.slice(0, -3)])
-    return linked !== null && String(linked) === String(value)
-  }
-  return value === null
 }

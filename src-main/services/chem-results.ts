@@ -4,7 +4,7 @@
  */
 import type { MolecularPropertyName } from '../chem/molecular-properties.ts'
 import type { QueryLanguage } from '../chem/structure-query.ts'
-import type { ListOptions, RecordPage } from '../store/record-queries.ts'
+import type { ListOptions, RowPage } from '../store/record-queries.ts'
 
 export type PropertyName = MolecularPropertyName
 
@@ -80,6 +80,6 @@ export interface StructureListOptions extends Omit<ListOptions, 'ids'> {
   properties?: Partial<Record<MolecularPropertyName, { min?: number; max?: number }>>
 }
 
-export interface StructurePage extends RecordPage {
+export interface StructurePage extends RowPage {
   structure: StructureSearchInfo
 }

@@ -25,7 +25,7 @@ import type {
 import { AppError } from '../shared/app-error.ts'
 import type { EventBus } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
-import { toId, toNumber, toText } from '../store/record-values.ts'
+import { toId, toNumber, toText } from '../../src-common/values.ts'
 import { connectionVaultId } from '../store/vault-cache.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 import { listStructurePage } from './structure-list.ts'

@@ -17,7 +17,7 @@ import type {
   StructurePage,
   StructureSearchInfo,
 } from './chem-results.ts'
-import type { JsonObject } from '../store/record-values.ts'
+import type { RowPage } from '../store/record-queries.ts'
 import type { SearchRun, VaultChemistry } from './vault-chemistry.ts'
 
 export async function listStructurePage(
@@ -88,7 +88,7 @@ async function pageOf(
       return {
         kind: 'molecules',
         total: Math.max(run.hitCount, first.length),
-        records: recordsInOrder(vault, pageHits),
+        rows: rowsInOrder(vault, pageHits),
         structure: info(run, null, pageHits, false),
       }
     }
@@ -96,12 +96,12 @@ async function pageOf(
   const result = await run.result
   if (hitOrder) {
     const pageHits = result.hits.slice(offset, offset + limit)
-    const records = recordsInOrder(vault, pageHits)
-    const shown = new Set(records.map((record) => Number(record.id)))
+    const rows = rowsInOrder(vault, pageHits)
+    const shown = new Set(rows.map((row) => row.id))
     return {
       kind: 'molecules',
       total: result.hits.length,
-      records,
+      rows,
       structure: info(
         run,
         result,
@@ -110,7 +110,7 @@ async function pageOf(
       ),
     }
   }
-  const page = cache.list('molecules', vault.vaultId, {
+  const page = cache.page('molecules', vault.vaultId, {
     ids: result.hits.map((hit) => hit.id),
     sort: sort ?? 'name',
     ...(direction ? { direction } : {}),
@@ -118,8 +118,8 @@ async function pageOf(
     offset,
   })
   const scored = new Map(result.hits.map((hit) => [hit.id, hit] as const))
-  const pageHits = page.records.flatMap((record) => {
-    const hit = scored.get(Number(record.id))
+  const pageHits = page.rows.flatMap((row) => {
+    const hit = row.id === null ? undefined : scored.get(row.id)
     return hit ? [hit] : []
   })
   return { ...page, structure: info(run, result, pageHits, true) }
@@ -145,19 +145,19 @@ function toCriterion(structure: StructureListCriterion): StructureCriterion {
   }
 }
 
-/** The cached records of these hits, in their order (a molecule deleted meanwhile is left out). */
-function recordsInOrder(vault: VaultChemistry, hits: readonly StructureHit[]): JsonObject[] {
+/** The cached molecules of these hits, in their order (one deleted meanwhile is left out). */
+function rowsInOrder(vault: VaultChemistry, hits: readonly StructureHit[]): RowPage['rows'] {
   if (hits.length === 0) return []
   const ids = hits.map((hit) => hit.id)
-  const page = vault.cache.list('molecules', vault.vaultId, {
+  const page = vault.cache.page('molecules', vault.vaultId, {
     ids,
     sort: 'id',
     limit: ids.length,
   })
-  const byId = new Map(page.records.map((record) => [Number(record.id), record] as const))
+  const byId = new Map(page.rows.map((row) => [row.id, row] as const))
   return ids.flatMap((id) => {
-    const record = byId.get(id)
-    return record ? [record] : []
+    const row = byId.get(id)
+    return row ? [row] : []
   })
 }
 

@@ -2,9 +2,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { AppError } from '../shared/app-error.ts'
-import { cacheMigrations } from './cache-schema.ts'
+import { cacheMigrations } from './cache-migrations.ts'
 import { moveCacheAside } from './cache-files.ts'
 import { migrate } from './migrations.ts'
+import { createDeclaredTables } from './record-tables.ts'
 import { configureConnection } from './sqlite.ts'
 import { limitWalFile, neverCheckpoint } from './wal-checkpoints.ts'
 
@@ -63,6 +64,7 @@ export function openCacheDatabase(
     configureCache(db)
     neverCheckpoint(db)
     migrate(db, cacheMigrations, `The cache ${file}`)
+    createDeclaredTables(db)
     return { db, recovery }
   } catch (error) {
     db?.close()

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import { AppError } from '../shared/app-error.ts'
 import { recordKind, vaultIdOf, type RecordKindName } from './record-kinds.ts'
-import { toId } from './record-values.ts'
+import { toId } from '../../src-common/values.ts'
 import { PageBuilder, type PreparedPage } from './record-rows.ts'
 import { RecordWriter, type RejectedRecord } from './record-writer.ts'
 import { SyncState } from './sync-state.ts'

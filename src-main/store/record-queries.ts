@@ -4,10 +4,13 @@ import {
   recordKind,
   recordKinds,
   recordKindNames,
+  columnValues,
   type RecordKind,
   type RecordKindName,
 } from './record-kinds.ts'
-import { toNumber, type JsonObject, type SqlValue } from './record-values.ts'
+import type { ColumnValue, RecordRow } from '../../src-common/records/record-row.ts'
+import { toNumber, type JsonObject, type SqlValue } from '../../src-common/values.ts'
+import { PendingStage, type PendingInput, type StagedTables } from './pending-rows.ts'
 import type { SearchQueryPlanner } from './search-query.ts'
 
 export interface ListOptions {
@@ -41,26 +44,54 @@ export interface RecordPage {
   records: JsonObject[]
 }
 
-/** Vault-defined field maps of each kind, searched by `fields` filters. */
-const fieldMaps: Partial<Record<RecordKindName, readonly string[]>> = {
-  molecules: ['molecule_fields', 'udfs'],
-  batches: ['batch_fields'],
-  protocols: ['protocol_fields'],
-  eln_entries: ['eln_fields'],
-  inventory_samples: ['fields'],
+/** A page of cached records as typed rows (their column values and JSON). */
+export interface RowPage {
+  kind: RecordKindName
+  /** How many records match (all pages). */
+  total: number
+  rows: RecordRow<RecordKindName>[]
 }
+
+/** A value of a column among the records of a list, how many hold it, and what it links to. */
+export interface DistinctValue {
+  value: ColumnValue
+  count: number
+  /** For a link column, the name of the record it links to (when cached). */
+  label?: string | null
+}
+
+/** A row as SQLite gives it: `id`, the frame and declared columns, and the JSON text. */
+type StoredRow = Record<string, ColumnValue> & { id: number; json: string }
 
 /** Lists, lookups and counts of cached records, for the UI and the CLI. */
 export class RecordQueries {
   readonly #db: Database.Database
   readonly #planner: SearchQueryPlanner
+  readonly #pending: PendingStage
 
   constructor(db: Database.Database, planner: SearchQueryPlanner) {
     this.#db = db
     this.#planner = planner
+    this.#pending = new PendingStage(db)
   }
 
   list(kindName: string, vaultId: number, options: ListOptions = {}): RecordPage {
+    const page = this.page(kindName, vaultId, options)
+    return { kind: page.kind, total: page.total, records: page.rows.map((row) => row.json) }
+  }
+
+  /**
+   * A page of a list as typed rows, sorted by one of the kind's sortable columns. Records waiting
+   * in the outbox (`pending`) answer the same question in their pending form: a changed record
+   * replaces its cached copy wherever it then sorts, and records created offline that match come
+   * first, in the list's order among themselves.
+   */
+  page(
+    kindName: string,
+    vaultId: number,
+    options: ListOptions = {},
+    pending: readonly PendingInput[] = [],
+  ): RowPage {
     const kind = recordKind(kindName)
     const sort = options.sort ?? 'name'
     if (!kind.sortable.includes(sort)) {
@@ -69,26 +100,110 @@ export class RecordQueries {
         `${kind.name} cannot be sorted by "${sort}". Sortable: ${kind.sortable.join(', ')}.`,
       )
     }
-    const found = this.#condition(kind, vaultId, options)
-    if (found === null) return { kind: kind.name, total: 0, records: [] }
-    const { condition, params } = found
     const direction = options.direction === 'desc' ? 'DESC' : 'ASC'
-    const total = this.#db
-      .prepare(`SELECT count(*) FROM ${kind.table} WHERE ${condition}`)
-      .pluck()
-      .get(params) as number
-    const rows = this.#db
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 0), 1000)
+    const offset = Math.max(Math.trunc(options.offset ?? 0), 0)
+    const cached = this.#condition(kind, vaultId, options)
+    if (pending.length === 0) {
+      if (cached === null) return { kind: kind.name, total: 0, rows: [] }
+      const total = this.#db
+        .prepare(`SELECT count(*) FROM ${kind.table} WHERE ${cached.condition}`)
+        .pluck()
+        .get(cached.params) as number
+      const stored = this.#db
+        .prepare(
+          `SELECT ${rowColumns(kind)} FROM ${kind.table} WHERE ${cached.condition}
+             ORDER BY ${sort} ${direction}, row_id ${direction} LIMIT @limit OFFSET @offset`,
+        )
+        .all({ ...cached.params, limit, offset }) as StoredRow[]
+      return { kind: kind.name, total, rows: stored.map((row) => typedRow(kind, row)) }
+    }
+
+    const staged = this.#pending.stage(kind, vaultId, pending)
+    const waiting = this.#condition(kind, vaultId, options, staged)
+    const parts: string[] = []
+    if (cached !== null) {
+      parts.push(`SELECT 0 AS created, 0 AS staged, row_id, ${rowColumns(kind)} FROM ${kind.table}
+        WHERE ${cached.condition}
+          AND id NOT IN (SELECT id FROM ${staged.rows} WHERE id IS NOT NULL)`)
+    }
+    if (waiting !== null) {
+      parts.push(`SELECT id IS NULL AS created, 1 AS staged, row_id, ${rowColumns(kind, 'json')}
+        FROM ${staged.rows} WHERE ${waiting.condition}`)
+    }
+    if (parts.length === 0) return { kind: kind.name, total: 0, rows: [] }
+    const union = parts.join(' UNION ALL ')
+    const params = { ...cached?.params, ...waiting?.params }
+    const total = this.#db.prepare(`SELECT count(*) FROM (${union})`).pluck().get(params) as number
+    const stored = this.#db
       .prepare(
-        `SELECT ${jsonOf(kind)} FROM ${kind.table} WHERE ${condition}
-           ORDER BY ${sort} ${direction}, row_id ${direction} LIMIT @limit OFFSET @offset`,
+        `SELECT * FROM (${union})
+           ORDER BY created DESC, ${sort} ${direction}, staged, row_id ${direction}
+           LIMIT @limit OFFSET @offset`,
       )
-      .pluck()
-      .all({
-        ...params,
-        limit: Math.min(Math.max(Math.trunc(options.limit ?? 50), 0), 1000),
-        offset: Math.max(Math.trunc(options.offset ?? 0), 0),
-      }) as string[]
-    return { kind: kind.name, total, records: rows.map(parseRecord) }
+      .all({ ...params, limit, offset }) as (StoredRow & { staged: number; row_id: number })[]
+    return {
+      kind: kind.name,
+      total,
+      rows: stored.map(({ created: _created, staged: fromOutbox, row_id, ...row }) => {
+        if (!fromOutbox) return typedRow(kind, row as StoredRow)
+        const input = pending[row_id - 1]!
+        const typed = typedRow(kind, row as StoredRow)
+        return { ...typed, json: input.json, pending: input.mark }
+      }),
+    }
+  }
+
+  /**
+   * The distinct values of a filterable column among the records a list with these options would
+   * show, most frequent first (at most `limit`), each with its count; a link column's values are
+   * named by the records they link to. Filter menus offer them.
+   */
+  distinct(
+    kindName: string,
+    vaultId: number,
+    column: string,
+    options: ListOptions = {},
+    limit = 500,
+  ): DistinctValue[] {
+    const kind = recordKind(kindName)
+    if (!kind.filterable.includes(column)) {
+      throw new AppError(
+        'invalid_argument',
+        `${kind.name} cannot be filtered on "${column}". Filterable: ${kind.filterable.join(', ')}.`,
+      )
+    }
+    const found = this.#condition(kind, vaultId, options)
+    if (found === null) return []
+    const values = this.#db
+      .prepare(
+        `SELECT ${column} AS value, count(*) AS count FROM ${kind.table} WHERE ${found.condition}
+           GROUP BY ${column} ORDER BY count DESC, ${column} LIMIT @limit`,
+      )
+      .all({ ...found.params, limit: Math.min(Math.max(Math.trunc(limit), 1), 5000) }) as {
+      value: ColumnValue
+      count: number
+    }[]
+    const target = kind.declaration.columns?.find((declared) => declared.name === column)?.linksTo
+    if (target === undefined) return values
+    const linked = recordKind(target)
+    const names = new Map(
+      (
+        this.#db
+          .prepare(
+            `SELECT id, name FROM ${linked.table}
+               WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))`,
+          )
+          .all(vaultId, JSON.stringify(values.map((entry) => entry.value))) as {
+          id: number
+          name: string | null
+        }[]
+      ).map((row) => [row.id, row.name]),
+    )
+    return values.map((entry) => ({
+      ...entry,
+      label: typeof entry.value === 'number' ? (names.get(entry.value) ?? null) : null,
+    }))
   }
 
   /** The ids of every record a list with these options would show (sort and paging aside). */
@@ -107,6 +222,7 @@ export class RecordQueries {
     kind: RecordKind,
     vaultId: number,
     options: ListOptions,
+    staged?: StagedTables,
   ): { condition: string; params: Record<string, SqlValue> } | null {
     const where = ['vault_id = @vaultId']
     const params: Record<string, SqlValue> = { vaultId }
@@ -123,13 +239,14 @@ export class RecordQueries {
       if (value !== null) params[param] = value
     }
     Object.entries(options.fields ?? {}).forEach(([name, value], index) => {
-      const maps = [...(fieldMaps[kind.name] ?? []).map((map) => `$.${map}`), '$']
+      const maps = [...(kind.declaration.fieldMaps ?? []).map((map) => `$.${map}`), '$']
       const param = `field_${index}`
       params[`${param}_text`] = value
       params[`${param}_number`] = toNumber(value)
       const tests = maps.map((map, mapIndex) => {
         params[`${param}_path_${mapIndex}`] = `${map}.${jsonKey(name)}`
-        return `json_extract(${jsonOf(kind)}, @${param}_path_${mapIndex}) IN (@${param}_text, @${param}_number)`
+        const json = staged ? 'json' : jsonOf(kind)
+        return `json_extract(${json}, @${param}_path_${mapIndex}) IN (@${param}_text, @${param}_number)`
       })
       where.push(`(${tests.join(' OR ')})`)
     })
@@ -137,25 +254,37 @@ export class RecordQueries {
       params.kindCode = kind.code
       params.projectId = options.projectId
       where.push(
-        `row_id IN (SELECT row_id FROM record_projects WHERE project_id = @projectId AND kind_code = @kindCode)`,
+        staged
+          ? `row_id IN (SELECT row_id FROM ${staged.projects} WHERE project_id = @projectId)`
+          : `row_id IN (SELECT row_id FROM record_projects WHERE project_id = @projectId AND kind_code = @kindCode)`,
       )
     }
     if (options.text !== undefined && options.text.trim() !== '') {
-      const searched = kind.name === 'batches' ? molecules : kind
+      const through = kind.declaration.searchedThrough
+      const searched = through ? recordKind(through.kind) : kind
       if (!searched.searchOf) {
         throw new AppError('invalid_argument', `${kind.name} have no text to search.`)
       }
-      const plan = this.#planner.plan(options.text, { vaultId, complete: true })
-      if (plan.match === null) return null
-      params.match = plan.match
-      params.searchedCode = searched.code
-      const hits =
-        'SELECT rowid / 64 FROM search_index WHERE search_index MATCH @match AND rowid % 64 = @searchedCode'
-      where.push(
-        searched === kind
-          ? `row_id IN (${hits})`
-          : `molecule_id IN (SELECT id FROM molecules WHERE row_id IN (${hits}))`,
-      )
+      if (staged && through === undefined) {
+        const match = this.#planner.prefixMatch(options.text)
+        if (match === null) return null
+        params.pendingMatch = match
+        where.push(
+          `row_id IN (SELECT rowid FROM ${staged.search} WHERE ${staged.search.replace('temp.', '')} MATCH @pendingMatch)`,
+        )
+      } else {
+        const plan = this.#planner.plan(options.text, { vaultId, complete: true })
+        if (plan.match === null) return null
+        params.match = plan.match
+        params.searchedCode = searched.code
+        const hits =
+          'SELECT rowid / 64 FROM search_index WHERE search_index MATCH @match AND rowid % 64 = @searchedCode'
+        where.push(
+          through === undefined
+            ? `row_id IN (${hits})`
+            : `${through.column} IN (SELECT id FROM ${searched.table} WHERE row_id IN (${hits}))`,
+        )
+      }
     }
 
     if (options.ids !== undefined) {
@@ -174,13 +303,20 @@ export class RecordQueries {
     return json === undefined ? null : parseRecord(json)
   }
 
-  /** One column of a record's row (a link the record's JSON may not carry). */
-  column(kind: RecordKind, vaultId: number, id: number, column: string): SqlValue {
-    const value = this.#db
-      .prepare(`SELECT ${column} FROM ${kind.table} WHERE vault_id = ? AND id = ?`)
-      .pluck()
-      .get(vaultId, id) as SqlValue | undefined
-    return value ?? null
+  /** A record waiting in the outbox as a typed row, its columns read as the cache reads them. */
+  pendingRow(kindName: string, input: PendingInput): RecordRow<RecordKindName> {
+    const kind = recordKind(kindName)
+    const columns = columnValues(kind, input.json) as Record<string, ColumnValue>
+    return { kind: kind.name, id: input.id, columns, json: input.json, pending: input.mark }
+  }
+
+  /** One record as a typed row, or null. */
+  row(kindName: string, vaultId: number, id: number): RecordRow<RecordKindName> | null {
+    const kind = recordKind(kindName)
+    const stored = this.#db
+      .prepare(`SELECT ${rowColumns(kind)} FROM ${kind.table} WHERE vault_id = ? AND id = ?`)
+      .get(vaultId, id) as StoredRow | undefined
+    return stored === undefined ? null : typedRow(kind, stored)
   }
 
   /** Records of a kind whose column holds one of the values (links between records). */
@@ -190,18 +326,16 @@ export class RecordQueries {
     column: string,
     values: readonly SqlValue[],
     limit = 10_000,
-  ): JsonObject[] {
+  ): RecordRow<RecordKindName>[] {
     if (values.length === 0) return []
-    return (
-      this.#db
-        .prepare(
-          `SELECT ${jsonOf(kind)} FROM ${kind.table}
-             WHERE vault_id = ? AND ${column} IN (SELECT value FROM json_each(?))
-             ORDER BY row_id LIMIT ?`,
-        )
-        .pluck()
-        .all(vaultId, JSON.stringify(values), limit) as string[]
-    ).map(parseRecord)
+    const stored = this.#db
+      .prepare(
+        `SELECT ${rowColumns(kind)} FROM ${kind.table}
+           WHERE vault_id = ? AND ${column} IN (SELECT value FROM json_each(?))
+           ORDER BY row_id LIMIT ?`,
+      )
+      .all(vaultId, JSON.stringify(values), limit) as StoredRow[]
+    return stored.map((row) => typedRow(kind, row))
   }
 
   /** Whether any record of the kind is cached for the vault. */
@@ -230,13 +364,22 @@ export class RecordQueries {
   }
 }
 
-const molecules = recordKind('molecules')
-
 /** The JSON of a record; a batch nested in its molecule is read from the molecule's JSON. */
 function jsonOf(kind: RecordKind): string {
-  if (kind.name !== 'batches') return 'json'
+  if (!kind.declaration.nestedJson) return 'json'
   return `coalesce(json, (SELECT json_extract(m.json, '$.batches[' || batches.position || ']')
     FROM molecules m WHERE m.vault_id = batches.vault_id AND m.id = batches.molecule_id))`
+}
+
+/** What a typed row is read from: the server id, the frame's and declared columns, the JSON. */
+function rowColumns(kind: RecordKind, json = jsonOf(kind)): string {
+  const declared = kind.columns.map((column) => `, ${column.column}`).join('')
+  return `id, name, created_at, modified_at${declared}, ${json} AS json`
+}
+
+function typedRow(kind: RecordKind, stored: StoredRow): RecordRow<RecordKindName> {
+  const { id, json, ...columns } = stored
+  return { kind: kind.name, id, columns, json: parseRecord(json) }
 }
 
 export function parseRecord(json: string): JsonObject {

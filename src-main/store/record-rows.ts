@@ -1,6 +1,12 @@
 import { createdAtOf, modifiedAtOf, recordKind, type RecordKind } from './record-kinds.ts'
 import type { RecordKindName } from './record-kinds.ts'
-import { distinct, isObject, toId, type JsonObject, type SqlValue } from './record-values.ts'
+import {
+  distinct,
+  isObject,
+  toId,
+  type JsonObject,
+  type SqlValue,
+} from '../../src-common/values.ts'
 import { searchColumnCount, searchColumns } from './search-text.ts'
 
 /** A record of a page that was not stored, and why (the rest of the page is). */

@@ -10,7 +10,7 @@ import {
   type PreparedRows,
   type RejectedRecord,
 } from './record-rows.ts'
-import { toId, type JsonObject, type SqlValue } from './record-values.ts'
+import { toId, type JsonObject, type SqlValue } from '../../src-common/values.ts'
 import { searchColumnCount, searchRowid, vaultScopeToken } from './search-text.ts'
 
 export type { RejectedRecord } from './record-rows.ts'

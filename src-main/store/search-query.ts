@@ -73,6 +73,15 @@ export class SearchQueryPlanner {
     return !(this.#vaults.size === 1 && this.#vaults.has(vaultId))
   }
 
+  /**
+   * The same words a plan matches, each as an FTS5 prefix query, for an index of a few records
+   * (those waiting in the outbox), where expanding prefixes from a vocabulary is needless.
+   */
+  prefixMatch(text: string): string | null {
+    const words = queryWords(text)
+    return words.length === 0 ? null : words.map((word) => `${quote(word)}*`).join(' ')
+  }
+
   /** `expansion`: how many terms each prefix may stand for before the plan is broad. */
   plan(text: string, scope: SearchScope = {}, expansion = firstExpansion): SearchPlan {
     const tokens = queryWords(text)

@@ -1,5 +1,11 @@
 import type { SearchDocument } from './record-kinds.ts'
 
+/**
+ * The tokenizer of the search index (its migration keeps its own frozen copy; a test holds them
+ * equal): '-' and '_' are token characters, so that identifiers stay one token.
+ */
+export const searchTokenizer = "unicode61 remove_diacritics 2 tokenchars '-_'"
+
 /** rowid of a search document: the record's row_id and its kind code (below 64). */
 export const searchRowid = (rowId: number, kindCode: number): number => rowId * 64 + kindCode
 export const rowIdOfSearchRowid = (rowid: number): number => Math.floor(rowid / 64)

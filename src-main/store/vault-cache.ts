@@ -5,8 +5,15 @@ import { CacheWriter } from './cache-writer.ts'
 import { CacheWrites, type ApplyPageOptions, type AppliedPage } from './cache-writes.ts'
 import { RecordLinks, type LinkedRecord } from './record-links.ts'
 import { recordKind, vaultIdOf } from './record-kinds.ts'
-import { RecordQueries, type ListOptions, type RecordPage } from './record-queries.ts'
-import { toId, type JsonObject } from './record-values.ts'
+import type { PendingInput } from './pending-rows.ts'
+import {
+  RecordQueries,
+  type DistinctValue,
+  type ListOptions,
+  type RecordPage,
+  type RowPage,
+} from './record-queries.ts'
+import { toId, type JsonObject } from '../../src-common/values.ts'
 import { SearchIndex, type SearchOptions, type SearchResult } from './search-index.ts'
 import { SearchQueryPlanner } from './search-query.ts'
 import { StructureIndexRepository } from './structure-index-repository.ts'
@@ -130,6 +137,26 @@ export class VaultCache {
     return this.#queries.list(kindName, vaultIdOf(vaultId), options)
   }
 
+  /** A page of a list as typed rows (column values and JSON). */
+  page(
+    kindName: string,
+    vaultId: number | string,
+    options: ListOptions = {},
+    pending: readonly PendingInput[] = [],
+  ): RowPage {
+    return this.#queries.page(kindName, vaultIdOf(vaultId), options, pending)
+  }
+
+  /** The distinct values of a filterable column among a list's records, with their counts. */
+  distinct(
+    kindName: string,
+    vaultId: number | string,
+    column: string,
+    options: ListOptions = {},
+  ): DistinctValue[] {
+    return this.#queries.distinct(kindName, vaultIdOf(vaultId), column, options)
+  }
+
   /** The ids of every record a list with these options would show (sort and paging aside). */
   ids(kindName: string, vaultId: number | string, options: ListOptions = {}): number[] {
     return this.#queries.ids(kindName, vaultIdOf(vaultId), options)
@@ -150,6 +177,20 @@ export class VaultCache {
   }
 
   /** A record with the records a detail page links to. */
+  /** A record waiting in the outbox as a typed row, its columns read as the cache reads them. */
+  pendingRow(kindName: string, _vaultId: number, input: PendingInput): RowPage['rows'][number] {
+    return this.#queries.pendingRow(kindName, input)
+  }
+
+  /** One cached record as a typed row, or null. */
+  row(
+    kindName: string,
+    vaultId: number | string,
+    id: number | string,
+  ): RowPage['rows'][number] | null {
+    return this.#queries.row(kindName, vaultIdOf(vaultId), recordIdOf(id))
+  }
+
   linked(kindName: string, vaultId: number | string, id: number | string): LinkedRecord | null {
     return this.#links.get(kindName, vaultIdOf(vaultId), recordIdOf(id))
   }

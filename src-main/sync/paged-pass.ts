@@ -1,6 +1,6 @@
 import type { Page, PageWindow } from '../api/index.ts'
 import { addInParts } from '../store/page-draft.ts'
-import { toId } from '../store/record-values.ts'
+import { toId } from '../../src-common/values.ts'
 import { HandedOverPages, type HandedPage } from './handed-over-pages.ts'
 import type { PassPosition } from './kind-cursor.ts'
 

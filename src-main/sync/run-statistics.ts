@@ -1,5 +1,5 @@
 import { ApiError } from '../api/index.ts'
-import { toId } from '../store/record-values.ts'
+import { toId } from '../../src-common/values.ts'
 import type { VaultCache } from '../store/vault-cache.ts'
 import type { PullContext } from './pull-context.ts'
 

@@ -1,7 +1,7 @@
 import type { FinishedExport } from '../api/index.ts'
 import type { AppliedPage, VaultCache } from '../store/vault-cache.ts'
 import { recordKind, type RecordKindName } from '../store/record-kinds.ts'
-import { isObject, toId, toLinkId } from '../store/record-values.ts'
+import { isObject, toId, toLinkId } from '../../src-common/values.ts'
 import { PageDraft, type PartSink } from '../store/page-draft.ts'
 import { WriteBatch } from '../store/write-batch.ts'
 import type { Logger } from '../shared/logger.ts'

@@ -101,7 +101,7 @@ async function list(args: Record<string, unknown>): Promise<CachedRecordPage> {
 }
 
 function names(page: CachedRecordPage): string[] {
-  return page.records.map((record) => String(record.name))
+  return page.rows.map((row) => String(row.json.name))
 }
 
 /** When each molecule of the main vault was last computed, straight from the cache file. */
@@ -214,7 +214,7 @@ describe('chemistry from the cache', () => {
     )
     expect(benzenes.total).toBe(14)
     // Without a sort, in index order (by id).
-    const order = benzenes.records.map((record) => Number(record.id))
+    const order = benzenes.rows.map((row) => Number(row.id))
     expect(order).toEqual([...order].sort((a, b) => a - b))
 
     const phenols = await list({
@@ -243,7 +243,7 @@ describe('chemistry from the cache', () => {
       offset: 10,
     })
     expect(paged.total).toBe(14)
-    expect(paged.records.map((record) => Number(record.id))).toEqual(order.slice(10, 15))
+    expect(paged.rows.map((row) => Number(row.id))).toEqual(order.slice(10, 15))
   })
 
   it('filters on property ranges alone, the vault giving some values and RDKit the rest', async () => {
@@ -252,7 +252,7 @@ describe('chemistry from the cache', () => {
       sort: 'name',
     })
     expect(names(lipinski)).toEqual(['Paracetamol', 'Salicylic acid'])
-    for (const record of lipinski.records) {
+    for (const record of lipinski.rows) {
       const { computed } = await call<MoleculeProperties>('chem.properties', {
         connectionId,
         vaultId: main,
@@ -295,7 +295,7 @@ describe('chemistry from the cache', () => {
     })
     expect(names(similar)[0]).toBe('Salicylic acid')
     const scores = similar.structure!.scores!
-    const ranked = similar.records.map((record) => scores[String(record.id)]!)
+    const ranked = similar.rows.map((row) => scores[String(row.id)]!)
     expect(ranked[0]).toBe(1)
     expect(ranked).toEqual([...ranked].sort((a, b) => b - a))
     expect(ranked.every((score) => score >= 0.3)).toBe(true)
@@ -445,13 +445,13 @@ describe('chemistry from the cache', () => {
 
     const plain = await list({ text: 'unreadable' })
     expect(names(plain)).toEqual(['Unreadable acid'])
-    const record = await call<{ record: { smiles: string } }>('records.get', {
+    const record = await call<{ record: { json: { smiles: string } } }>('records.get', {
       connectionId,
       vaultId: main,
       kind: 'molecules',
       id: broken,
     })
-    expect(record.record.smiles).toBe('c1cccc1C(=O)O')
+    expect(record.record.json.smiles).toBe('c1cccc1C(=O)O')
     const drawing = await call<Depiction>('chem.depict', {
       connectionId,
       vaultId: main,

@@ -92,7 +92,7 @@ describe('structure pages', () => {
     held.first(hits([2, 4, 6]))
     const first = await firstAnswer
     expect(first.structure).toEqual({ skippedUnparseable: 0, pendingDetails: 0, complete: false })
-    expect(first.records.map((record) => record.id)).toEqual([2, 4, 6])
+    expect(first.rows.map((row) => row.id)).toEqual([2, 4, 6])
     expect(first.total).toBe(3)
 
     // Asked again, the answer waits for the count.
@@ -101,13 +101,13 @@ describe('structure pages', () => {
     const complete = await again
     expect(complete.structure).toEqual({ skippedUnparseable: 2, pendingDetails: 0, complete: true })
     expect(complete.total).toBe(6)
-    expect(complete.records.map((record) => record.id)).toEqual([2, 4, 6])
+    expect(complete.rows.map((row) => row.id)).toEqual([2, 4, 6])
     const second = await listStructurePage(held.vault, {
       structure: substructure,
       limit: 3,
       offset: 3,
     })
-    expect(second.records.map((record) => record.id)).toEqual([8, 10, 12])
+    expect(second.rows.map((row) => row.id)).toEqual([8, 10, 12])
   })
 
   it('waits for the count when sorted, and narrows to the text first', async () => {
@@ -129,7 +129,7 @@ describe('structure pages', () => {
     const page = await answer
     expect(page.structure.complete).toBe(true)
     // Names count down as ids go up.
-    expect(page.records.map((record) => record.id)).toEqual([3, 2])
+    expect(page.rows.map((row) => row.id)).toEqual([3, 2])
     expect(page.total).toBe(3)
   })
 
@@ -146,7 +146,7 @@ describe('structure pages', () => {
       pendingDetails: 0,
     })
     const page = await answer
-    expect(page.records.map((record) => record.id)).toEqual([9, 3])
+    expect(page.rows.map((row) => row.id)).toEqual([9, 3])
     expect(page.structure.scores).toEqual({ '9': 1, '3': 0.8 })
     expect(page.total).toBe(4)
   })

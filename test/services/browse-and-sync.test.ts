@@ -95,24 +95,24 @@ describe('a connection through the contract', () => {
       name: 'Vault Desk Demo',
       counts: { molecules: 2000 },
     })
-    const page = await call<{ total: number; records: { id: number }[] }>('records.list', {
+    const page = await call<{ total: number; rows: { id: number }[] }>('records.list', {
       connectionId,
       vaultId: main,
       kind: 'molecules',
       limit: 5,
     })
     expect(page.total).toBe(2000)
-    expect(page.records).toHaveLength(5)
+    expect(page.rows).toHaveLength(5)
     const detail = await call<{ record: { id: number }; links: { batches?: unknown[] } }>(
       'records.get',
       {
         connectionId,
         vaultId: main,
         kind: 'molecules',
-        id: page.records[0]!.id,
+        id: page.rows[0]!.id,
       },
     )
-    expect(detail.record.id).toBe(page.records[0]!.id)
+    expect(detail.record.id).toBe(page.rows[0]!.id)
     expect(detail.links.batches!.length).toBeGreaterThan(0)
 
     await sim.stop()

@@ -94,9 +94,9 @@ const simRow = <T>(sql: string, ...args: unknown[]) =>
 describe('browsing with changes waiting in the outbox', () => {
   it('shows pending changes and offline records, marked, and tells when they come and go', async () => {
     const firstPage = await list('molecules', { limit: 3 })
-    const molecule = firstPage.records[0]!
+    const molecule = firstPage.rows[0]!
     const moleculeId = molecule.id as number
-    const project = (await list('projects')).records[0]!
+    const project = (await list('projects')).rows[0]!
     await network.off()
     const events = recordEvents(services)
 
@@ -143,13 +143,12 @@ describe('browsing with changes waiting in the outbox', () => {
 
     const molecules = await list('molecules', { limit: 3 })
     expect(molecules.total).toBe(firstPage.total)
-    expect(molecules.records[0]).toMatchObject({
+    expect(molecules.rows[0]).toMatchObject({
       id: moleculeId,
-      name: molecule.name,
-      description: 'Recrystallised offline',
-      _pending: { state: 'queued', createdBy: null, itemIds: [expect.any(Number)] },
+      json: { name: molecule.json.name, description: 'Recrystallised offline' },
+      pending: { state: 'queued', createdBy: null, itemIds: [expect.any(Number)] },
     })
-    expect(molecules.records[1]).not.toHaveProperty('_pending')
+    expect(molecules.rows[1]).not.toHaveProperty('pending')
 
     const detail = await call<LinkedCachedRecord>('records.get', {
       connectionId,
@@ -157,30 +156,29 @@ describe('browsing with changes waiting in the outbox', () => {
       kind: 'molecules',
       id: moleculeId,
     })
-    expect(detail.record).toMatchObject({ description: 'Recrystallised offline' })
+    expect(detail.record).toMatchObject({ json: { description: 'Recrystallised offline' } })
     expect(detail.links.files).toEqual([
       expect.objectContaining({
         id: null,
-        name: 'spectrum one.csv',
-        _pending: expect.objectContaining({ state: 'queued' }),
+        json: expect.objectContaining({ name: 'spectrum one.csv' }),
+        pending: expect.objectContaining({ state: 'queued' }),
       }),
     ])
 
     // The entry written offline comes first, and answers the list's filters as a cached one.
     const entries = await list('eln_entries')
-    expect(entries.records[0]).toMatchObject({
+    expect(entries.rows[0]).toMatchObject({
       id: null,
-      name: 'Offline synthesis notes',
-      status: 'open',
-      _pending: { createdBy: expect.any(Number) },
+      json: { name: 'Offline synthesis notes', status: 'open' },
+      pending: { createdBy: expect.any(Number) },
     })
-    expect(entries.total).toBe(entries.records.length)
-    expect((await list('eln_entries', { text: 'synth' })).records).toHaveLength(1)
-    expect((await list('eln_entries', { text: 'kinase' })).records).toHaveLength(0)
+    expect(entries.total).toBe(entries.rows.length)
+    expect((await list('eln_entries', { text: 'synth' })).rows).toHaveLength(1)
+    expect((await list('eln_entries', { text: 'kinase' })).rows).toHaveLength(0)
     expect((await list('eln_entries', { filters: { status: 'open' } })).total).toBe(1)
     expect((await list('eln_entries', { filters: { status: 'finalized' } })).total).toBe(0)
     expect((await list('eln_entries', { filters: { project_id: project.id } })).total).toBe(1)
-    expect((await list('eln_entries', { offset: 1 })).records).toEqual([])
+    expect((await list('eln_entries', { offset: 1 })).rows).toEqual([])
 
     // Back online, everything arrives once; the marks go, and the pages are told.
     const before = events.length
@@ -189,7 +187,7 @@ describe('browsing with changes waiting in the outbox', () => {
     await waitUntil('the outbox has sent everything', () => services.outbox.counts().pending === 0)
     await waitUntil('the molecule is shown as the server has it', async () => {
       const page = await list('molecules', { limit: 1 })
-      return page.records[0]!._pending === undefined
+      return page.rows[0]!.pending === undefined
     })
     // The pages are told a few times a second, not at once (the outbox gathers its changes).
     await waitUntil('the entries page is told', () =>
@@ -216,9 +214,9 @@ describe('browsing with changes waiting in the outbox', () => {
       ),
     ).toEqual({ count: 1 })
     const sentEntries = await list('eln_entries')
-    expect(sentEntries.records[0]).toMatchObject({ name: 'Offline synthesis notes' })
-    expect(sentEntries.records[0]!.id).toEqual(expect.any(Number))
-    expect(sentEntries.records[0]).not.toHaveProperty('_pending')
+    expect(sentEntries.rows[0]).toMatchObject({ json: { name: 'Offline synthesis notes' } })
+    expect(sentEntries.rows[0]!.id).toEqual(expect.any(Number))
+    expect(sentEntries.rows[0]).not.toHaveProperty('pending')
 
     // Newest first: the three items went out concurrently, in no set order.
     const history = await call<OutboxItemView[]>('outbox.history', {})
@@ -323,8 +321,8 @@ describe('browsing with changes waiting in the outbox', () => {
       sessionOnly: true,
     })
     const writerId = writer.connection.id
-    const project = (await list('projects')).records.find(
-      (candidate) => candidate.name === 'Kinase Inhibitors',
+    const project = (await list('projects')).rows.find(
+      (candidate) => candidate.json.name === 'Kinase Inhibitors',
     )!
     const renewed = `${token}-renewed`
     sim.core.db.prepare('UPDATE api_tokens SET token = ? WHERE token = ?').run(renewed, token)

@@ -4,8 +4,8 @@ import { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { kindSamples } from './fixtures/kind-samples.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
 
-const idsOf = (records: Record<string, unknown>[] | undefined) =>
-  (records ?? []).map((record) => Number(record.id)).sort((a, b) => a - b)
+const idsOf = (rows: { id: number | null }[] | undefined) =>
+  (rows ?? []).map((row) => Number(row.id)).sort((a, b) => a - b)
 
 describe('detail pages follow the links between cached records', () => {
   const temporaryDirectory = useTemporaryDirectory()
@@ -52,7 +52,7 @@ describe('detail pages follow the links between cached records', () => {
 
   it('molecule -> batches -> readout rows -> runs -> protocols, with samples and files', () => {
     const detail = cache.linked('molecules', 1, 101)!
-    expect(detail.record).toEqual(kindSamples.molecules)
+    expect(detail.record.json).toEqual(kindSamples.molecules)
     expect(idsOf(detail.links.batches)).toEqual([201])
     expect(idsOf(detail.links.readout_rows)).toEqual([19, 40])
     expect(idsOf(detail.links.runs)).toEqual([18, 41])
@@ -63,7 +63,7 @@ describe('detail pages follow the links between cached records', () => {
 
   it('batch -> its molecule, also when the batch came inside the molecule (no molecule member)', () => {
     const nested = cache.linked('batches', 1, 201)!
-    expect(nested.record.molecule).toBeUndefined()
+    expect(nested.record.json.molecule).toBeUndefined()
     expect(idsOf(nested.links.molecules)).toEqual([101])
     expect(idsOf(nested.links.readout_rows)).toEqual([19, 40])
     cache.applyPage('molecules', 1, [{ id: 102, name: 'Caffeine' }])
@@ -89,7 +89,7 @@ describe('detail pages follow the links between cached records', () => {
 
   it('sample -> location and the locations above it, and its batch', () => {
     const detail = cache.linked('inventory_samples', 1, 25)!
-    expect(detail.links.inventory_locations?.map((location) => location.value)).toEqual([
+    expect(detail.links.inventory_locations?.map((location) => location.json.value)).toEqual([
       'Freezer 2 / Shelf A',
       'Freezer 2',
       'Building A',

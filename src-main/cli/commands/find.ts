@@ -85,17 +85,15 @@ export const findCommand: Command = {
       result = {
         kind,
         count: page.total,
-        records: scores
-          ? page.records.map((record) => ({
-              ...record,
-              similarity: scores[String(record.id)] ?? null,
-            }))
-          : page.records,
+        records: page.rows.map((row) =>
+          scores ? { ...row.json, similarity: scores[String(row.id)] ?? null } : row.json,
+        ),
         skippedUnparseable: page.structure.skippedUnparseable,
       }
     } else {
-      const page = runtime.cache.list(kind, vaultId, filters)
-      result = { kind, count: page.total, records: page.records }
+      // Through the browse service, as the window lists them: with the records still queued.
+      const page = context.services().browse.list(runtime.id, vaultId, kind, filters)
+      result = { kind, count: page.total, records: page.rows.map((row) => row.json) }
     }
     return {
       document: result,

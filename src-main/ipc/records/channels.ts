@@ -1,6 +1,7 @@
 export const recordChannels = [
   'records.kinds',
   'records.list',
+  'records.distinct',
   'records.get',
   'records.search',
 ] as const

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import type { RecordKindName } from '../../store/record-kinds.ts'
+import type { ColumnValue, RecordRow } from '../../../src-common/records/record-row.ts'
+import type { RecordKindName } from '../../../src-common/records/record-kinds.ts'
 import type { RecordChannel } from './channels.ts'
 import type { StructureSearchInfo } from '../../services/chem-results.ts'
 
@@ -49,20 +50,25 @@ export const propertyRangesSchema = z.partialRecord(
 )
 export type PropertyRangesArgs = Partial<Record<PropertyName, { min?: number; max?: number }>>
 
+/** What narrows a list: its kind, text, filters, fields and project. */
+const listCriteria = {
+  connectionId: connectionIdSchema,
+  vaultId: vaultIdSchema,
+  kind: recordKindSchema,
+  /** Search-as-you-type within the kind: every word is a prefix. */
+  text: z.string().max(500).optional(),
+  /** Equality on the kind's `filterable` columns (see records.kinds), e.g. {protocol_id: 12}. */
+  filters: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional(),
+  /** Equality on a vault-defined field (molecule_fields, batch_fields...) by name. */
+  fields: z.record(z.string(), z.string()).optional(),
+  projectId: z.number().int().optional(),
+}
+
 export const recordSchemas = {
   'records.kinds': z.object({}).strict(),
   'records.list': z
     .object({
-      connectionId: connectionIdSchema,
-      vaultId: vaultIdSchema,
-      kind: recordKindSchema,
-      /** Search-as-you-type within the kind: every word is a prefix. */
-      text: z.string().max(500).optional(),
-      /** Equality on the kind's `filterable` columns (see records.kinds), e.g. {protocol_id: 12}. */
-      filters: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).optional(),
-      /** Equality on a vault-defined field (molecule_fields, batch_fields...) by name. */
-      fields: z.record(z.string(), z.string()).optional(),
-      projectId: z.number().int().optional(),
+      ...listCriteria,
       /** One of the kind's `sortable` columns; `name` by default. */
       sort: z.string().max(100).optional(),
       direction: z.enum(['asc', 'desc']).optional(),
@@ -76,6 +82,13 @@ export const recordSchemas = {
       structure: structureCriterionSchema.optional(),
       /** Molecules only: property ranges (inclusive), e.g. {molecularWeight: {max: 500}}. */
       properties: propertyRangesSchema.optional(),
+    })
+    .strict(),
+  'records.distinct': z
+    .object({
+      ...listCriteria,
+      /** One of the kind's `filterable` columns, e.g. `category` or `protocol_id`. */
+      column: z.string().max(100),
     })
     .strict(),
   'records.get': z
@@ -100,8 +113,11 @@ export const recordSchemas = {
     .strict(),
 } satisfies Record<RecordChannel, z.ZodType>
 
-/** A record exactly as the API gave it (plain JSON). */
-export type CachedRecord = Record<string, unknown>
+/**
+ * A cached record as a typed row: its column values as the cache computed them, the record as the
+ * API gave it (with the changes waiting in the outbox applied), and `pending` when it has some.
+ */
+export type CachedRecord = RecordRow<RecordKindName>
 
 /** What can be asked of a kind's lists. */
 export interface RecordKindInfo {
@@ -118,7 +134,7 @@ export interface CachedRecordPage {
   kind: RecordKindName
   /** Matching records in all pages (while `structure.complete` is false: those found so far). */
   total: number
-  records: CachedRecord[]
+  rows: CachedRecord[]
   /** Present when the list asked for `structure` or `properties`. */
   structure?: StructureSearchInfo
 }
@@ -128,6 +144,13 @@ export interface LinkedCachedRecord {
   kind: RecordKindName
   record: CachedRecord
   links: Partial<Record<RecordKindName, CachedRecord[]>>
+}
+
+/** A value of a column among a list's records, with its count and, for a link, its name. */
+export interface DistinctColumnValue {
+  value: ColumnValue
+  count: number
+  label?: string | null
 }
 
 export interface RecordSearchHit {
@@ -149,6 +172,8 @@ export interface RecordResults {
   'records.kinds': RecordKindInfo[]
   /** A page of cached records of one kind of one vault (never the network). */
   'records.list': CachedRecordPage
+  /** The distinct values of a column among a list's records, most frequent first (filter menus). */
+  'records.distinct': DistinctColumnValue[]
   /** One cached record with its links (molecule -> batches -> readout rows...), or null. */
   'records.get': LinkedCachedRecord | null
   /** Search as you type across kinds (and vaults, unless `vaultId` is given). */

@@ -10,6 +10,8 @@ export function recordHandlers(services: Services): DomainHandlers<RecordChannel
       options.structure || Object.keys(options.properties ?? {}).length > 0
         ? browse.listStructure(connectionId, vaultId, kind, options)
         : browse.list(connectionId, vaultId, kind, options),
+    'records.distinct': ({ connectionId, vaultId, kind, column, ...options }) =>
+      browse.distinct(connectionId, vaultId, kind, column, options),
     'records.get': ({ connectionId, vaultId, kind, id }) =>
       browse.get(connectionId, vaultId, kind, id),
     'records.search': ({ connectionId, text, ...options }) =>

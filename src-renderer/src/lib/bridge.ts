@@ -12,10 +12,13 @@ declare global {
 
 export type {
   AddedConnection,
+  AppInfo,
+  AppStatus,
   AppEventName,
   CachedRecord,
   CachedRecordPage,
   CachedVault,
+  DistinctColumnValue,
   ChemIndexProgress,
   ConnectionStatus,
   ConnectionSummary,

@@ -1,17 +1,9 @@
+import { listedKinds } from '../../../src-common/records/record-kinds.ts'
+import { sectionIds, type SectionId } from '../../../src-common/records/kind-declaration.ts'
 import type { IconName } from '../components/icons.ts'
 import type { ListKind } from './records/browse-kinds.ts'
 
-export const sectionIds = [
-  'molecules',
-  'batches',
-  'assays',
-  'plates',
-  'inventory',
-  'notebook',
-  'outbox',
-] as const
-
-export type SectionId = (typeof sectionIds)[number]
+export { sectionIds, type SectionId }
 
 export interface Section {
   id: SectionId
@@ -22,18 +14,17 @@ export interface Section {
   /** What an empty section says once a vault is connected. */
   emptyTitle: string
   emptyDetail: string
-  /** The record lists the section shows, as tabs; the first is its default. */
+  /** The record lists the section shows, as tabs (its kinds', in their order); the first leads. */
   lists: readonly ListKind[]
 }
 
-const details: Record<SectionId, Omit<Section, 'id'>> = {
+const details: Record<SectionId, Omit<Section, 'id' | 'lists'>> = {
   molecules: {
     label: 'Molecules',
     icon: 'molecule',
     summary: 'Registered structures and their properties.',
     emptyTitle: 'No molecules yet',
     emptyDetail: 'Molecules appear here once a vault has been synced to this computer.',
-    lists: ['molecules'],
   },
   batches: {
     label: 'Batches',
@@ -41,7 +32,6 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Physical batches of each molecule, with their fields.',
     emptyTitle: 'No batches yet',
     emptyDetail: 'Batches appear here once a vault has been synced to this computer.',
-    lists: ['batches'],
   },
   assays: {
     label: 'Assays',
@@ -49,7 +39,6 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Protocols, runs and their readouts.',
     emptyTitle: 'No assays yet',
     emptyDetail: 'Protocols and their runs appear here once a vault has been synced.',
-    lists: ['protocols', 'runs', 'readout_rows'],
   },
   plates: {
     label: 'Plates',
@@ -57,7 +46,6 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Plate layouts, wells and the batches in them.',
     emptyTitle: 'No plates yet',
     emptyDetail: 'Plates appear here once a vault has been synced to this computer.',
-    lists: ['plates'],
   },
   inventory: {
     label: 'Inventory',
@@ -65,7 +53,6 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Locations, samples and amounts on hand.',
     emptyTitle: 'No inventory yet',
     emptyDetail: 'Locations and samples appear here once a vault has been synced.',
-    lists: ['inventory_samples'],
   },
   notebook: {
     label: 'Notebook',
@@ -73,7 +60,6 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     summary: 'Electronic lab notebook entries.',
     emptyTitle: 'No notebook entries yet',
     emptyDetail: 'Entries appear here once a vault has been synced to this computer.',
-    lists: ['eln_entries'],
   },
   outbox: {
     label: 'Outbox',
@@ -82,17 +68,22 @@ const details: Record<SectionId, Omit<Section, 'id'>> = {
     emptyTitle: 'Nothing waiting to be sent',
     emptyDetail:
       'Uploads, imports, notebook edits and corrections made offline wait here, safely on disk, until the vault answers again.',
-    lists: [],
   },
 }
 
+function listsOf(id: SectionId): ListKind[] {
+  return listedKinds
+    .filter((kind) => kind.browse.section === id)
+    .map((kind) => kind.name as ListKind)
+}
+
 /** In the order the sidebar lists them. */
-export const sections: readonly Section[] = sectionIds.map((id) => ({ id, ...details[id] }))
+export const sections: readonly Section[] = sectionIds.map((id) => sectionById(id))
 
 export function isSectionId(value: string): value is SectionId {
   return (sectionIds as readonly string[]).includes(value)
 }
 
 export function sectionById(id: SectionId): Section {
-  return { id, ...details[id] }
+  return { id, ...details[id], lists: listsOf(id) }
 }

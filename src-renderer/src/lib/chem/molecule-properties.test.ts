@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { settle } from '../testing/bridge-double.ts'
 import { quietBridge, svgOf } from '../testing/quiet-bridge.ts'
+import { rowOf } from '../testing/rows.ts'
 import { shownProperty } from './molecule-properties.ts'
 import { MoleculeStructure } from './molecule-structure.svelte.ts'
 
@@ -11,7 +12,7 @@ describe('molecule properties', () => {
   }
 
   it("shows the vault's value where it gave one, else the one computed here, marked", () => {
-    const record = { molecular_weight: 180.16, log_p: null }
+    const record = rowOf('molecules', { id: 4, molecular_weight: 180.16, log_p: null })
     expect(shownProperty('molecularWeight', record, computed)).toEqual({
       name: 'molecularWeight',
       label: 'Molecular weight',
@@ -35,11 +36,20 @@ describe('molecule properties', () => {
     expect(shownProperty('logP', record, null).value).toBeNull()
   })
 
+  it('reads a property the cache keeps as a column from it, any other from the record', () => {
+    const cached = rowOf('molecules', { id: 4, topological_polar_surface_area: '63.6' })
+    const molecule = { ...cached, columns: { ...cached.columns, log_p: 2.5 } }
+    expect(shownProperty('logP', molecule, null).value).toBe('2.5')
+    expect(shownProperty('topologicalPolarSurfaceArea', molecule, null).value).toBe('63.6 Å²')
+  })
+
   it('does not mark a value main says came from the vault', () => {
-    expect(shownProperty('molecularWeight', {}, computed)).toMatchObject({
-      value: '180.159 g/mol',
-      computedHere: false,
-    })
+    expect(shownProperty('molecularWeight', rowOf('molecules', { id: 4 }), computed)).toMatchObject(
+      {
+        value: '180.159 g/mol',
+        computedHere: false,
+      },
+    )
   })
 })
 

@@ -3,8 +3,8 @@
  * ones computed here from the structure (`chem.properties`), marked as such.
  */
 import type { CachedRecord, MoleculeProperties, PropertyName } from '../bridge.ts'
-import { formatMeasure } from '../format/numbers.ts'
-import { numberOf } from '../records/record-values.ts'
+import { formatMeasure } from '../../../../src-common/format/numbers.ts'
+import { toNumber } from '../../../../src-common/values.ts'
 import { propertyInfo } from './structure-query.ts'
 
 export interface ShownProperty {
@@ -18,13 +18,16 @@ export interface ShownProperty {
 
 export function shownProperty(
   name: PropertyName,
-  record: CachedRecord,
+  molecule: CachedRecord,
   computed: MoleculeProperties | null,
 ): ShownProperty {
   const info = propertyInfo(name)
   const format = (value: number) =>
     `${formatMeasure(value, info.decimals)}${info.unit ? ` ${info.unit}` : ''}`
-  const given = numberOf(record[info.field])
+  // The cache keeps some properties as columns (lists sort by them): those are read as it read them.
+  const given = toNumber(
+    info.field in molecule.columns ? molecule.columns[info.field] : molecule.json[info.field],
+  )
   if (given !== null) return { name, label: info.label, value: format(given), computedHere: false }
   const local = computed?.computed[name]
   if (local === undefined || computed?.fromServer.includes(name)) {

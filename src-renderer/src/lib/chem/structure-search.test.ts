@@ -34,7 +34,7 @@ function searchBox() {
     })
     .answer('records.list', async (): Promise<Result<CachedRecordPage>> => {
       listAsked.push(bridge.calls.at(-1)!.args as ListArgs)
-      return { ok: true, value: { kind: 'molecules', total: 0, records: [] } }
+      return { ok: true, value: { kind: 'molecules', total: 0, rows: [] } }
     })
   const list = new RecordList(bridge, () => {}, {
     connectionId: 'c1',

@@ -1,5 +1,5 @@
 import type { ConnectionSyncState } from '../bridge.ts'
-import { formatTimestamp } from './dates.ts'
+import { formatTimestamp } from '../../../../src-common/format/dates.ts'
 
 /** How a connection's last sync went, in one line: "Completed 24 Jul 2026, 17:00". */
 export function describeOutcome(state: ConnectionSyncState, locale?: string): string {

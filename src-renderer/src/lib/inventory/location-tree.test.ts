@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest'
+import type { JsonObject } from '../../../../src-common/values.ts'
+import { rowOf } from '../testing/rows.ts'
 import { buildLocationTree, locationPath, treeMove, visibleLocations } from './location-tree.ts'
 
-const locations = [
+const locationRows = (records: JsonObject[]) =>
+  records.map((record) => rowOf('inventory_locations', record))
+
+const locations = locationRows([
   { id: 3, value: 'Box 10', parent_id: 2, num_rows: 9, num_columns: 9, filled_position_count: 19 },
   { id: 4, value: 'Box 2', parent_id: 2, position_limit: 81 },
   { id: 2, value: 'Rack 1', parent_id: '1' },
   { id: 1, value: 'Freezer A (-20 °C)', parent_id: null },
   { id: 5, value: 'Cabinet', parent_id: null },
   { id: 6, value: 'Shelf 1', parent_id: 5 },
-]
+])
 
 const names = (nodes: readonly { name: string }[]) => nodes.map((node) => node.name)
 
@@ -24,12 +29,14 @@ describe('buildLocationTree', () => {
   })
 
   it('makes a location with an unknown parent a root and cuts loops', () => {
-    const tree = buildLocationTree([
-      { id: 1, value: 'A', parent_id: 2 },
-      { id: 2, value: 'B', parent_id: 1 },
-      { id: 3, value: 'Orphan', parent_id: 99 },
-      { id: 'x', value: 'no id' },
-    ])
+    const tree = buildLocationTree(
+      locationRows([
+        { id: 1, value: 'A', parent_id: 2 },
+        { id: 2, value: 'B', parent_id: 1 },
+        { id: 3, value: 'Orphan', parent_id: 99 },
+        { id: 'x', value: 'no id' },
+      ]),
+    )
     expect(tree.byId.size).toBe(3)
     expect(names(tree.roots)).toContain('Orphan')
     const all = visibleLocations(tree, new Set([1, 2]))

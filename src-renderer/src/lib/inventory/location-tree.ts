@@ -4,7 +4,8 @@
  * location whose parent is unknown becomes a root, and a loop is cut where it closes.
  */
 import { naturalKey } from '../../components/table/table-model.ts'
-import { idOf, linkIdOf, numberOf, textOf, type RecordJson } from '../records/record-values.ts'
+import type { CachedRecord } from '../bridge.ts'
+import { toId, toNumber, toText } from '../../../../src-common/values.ts'
 
 export interface LocationNode {
   id: number
@@ -22,19 +23,18 @@ export interface LocationTree {
   byId: ReadonlyMap<number, LocationNode>
 }
 
-export function buildLocationTree(locations: readonly RecordJson[]): LocationTree {
+export function buildLocationTree(locations: readonly CachedRecord[]): LocationTree {
   const byId = new Map<number, LocationNode>()
-  for (const location of locations) {
-    const id = idOf(location.id)
+  for (const { id, columns, json } of locations) {
     if (id === null || byId.has(id)) continue
-    const rows = numberOf(location.num_rows)
-    const columns = numberOf(location.num_columns)
+    const rows = toNumber(json.num_rows)
+    const places = toNumber(json.num_columns)
     byId.set(id, {
       id,
-      name: textOf(location.value ?? location.name) ?? `Location ${id}`,
-      parentId: linkIdOf(location.parent_id ?? location.parent),
-      capacity: numberOf(location.position_limit) ?? (rows && columns ? rows * columns : null),
-      filled: numberOf(location.filled_position_count),
+      name: toText(columns.name) ?? `Location ${id}`,
+      parentId: toId(columns.parent_id),
+      capacity: toNumber(json.position_limit) ?? (rows && places ? rows * places : null),
+      filled: toNumber(json.filled_position_count),
       children: [],
       depth: 0,
     })

@@ -1,27 +1,30 @@
 import { describe, expect, it } from 'vitest'
 import { readReadoutRows } from '../readouts/readout-rows.ts'
+import { rowOf } from '../testing/rows.ts'
 import { plateContents } from './plate-contents.ts'
 
 describe('plateContents', () => {
   it('reads batches and samples from the wells, controls from layouts and readout rows', () => {
-    const plate = {
+    const plate = rowOf('plates', {
       id: 1,
       wells: [
         { row: 1, col: 3, pos: 'A03', batch: 1992, sample: null },
         { pos: 'B04', batch: { id: 5 }, sample: 9 },
         { pos: 'nowhere', batch: 3 },
       ],
-    }
-    const layout = {
+    })
+    const layout = rowOf('control_layouts', {
+      id: 4,
+      plate_id: 1,
       control_wells: [
         { row: 1, col: 1, control_state: '-' },
         { pos: 'P02', control_state: '#' },
         { row: 1, col: 2, control_state: 'unknown' },
       ],
-    }
+    })
     const rows = readReadoutRows([
-      { id: 1, well: 'A02', control_state: '+' },
-      { id: 2, well: 'A03' },
+      rowOf('readout_rows', { id: 1, well: 'A02', control_state: '+' }),
+      rowOf('readout_rows', { id: 2, well: 'A03' }),
     ])
     expect(plateContents(plate, [layout], rows)).toEqual([
       { row: 1, column: 3, batchId: 1992, sampleId: null },
@@ -33,6 +36,6 @@ describe('plateContents', () => {
   })
 
   it('reads a plate without wells as empty', () => {
-    expect(plateContents({ id: 2, wells: 'n/a' }, [], [])).toEqual([])
+    expect(plateContents(rowOf('plates', { id: 2, wells: 'n/a' }), [], [])).toEqual([])
   })
 })

@@ -3,31 +3,38 @@
  * `wells` (batches and samples), the control layouts for the plate (`control_wells`), and the
  * readout rows measured on it (each row names its well and, for controls, its state).
  */
+import type { CachedRecord } from '../bridge.ts'
 import { controlStateOf, type ReadoutRow } from '../readouts/readout-rows.ts'
-import { linkIdOf, numberOf, recordsOf, textOf, type RecordJson } from '../records/record-values.ts'
+import {
+  toLinkId,
+  toNumber,
+  toObjects,
+  toText,
+  type JsonObject,
+} from '../../../../src-common/values.ts'
 import { parseWellPosition, type WellContent } from './plate-layout.ts'
 
 /** A well's coordinates from `row`/`col` or, failing that, its position label. */
-function coordinatesOf(well: RecordJson): { row: number; column: number } | null {
-  const row = numberOf(well.row)
-  const column = numberOf(well.col ?? well.column)
+function coordinatesOf(well: JsonObject): { row: number; column: number } | null {
+  const row = toNumber(well.row)
+  const column = toNumber(well.col ?? well.column)
   if (row !== null && column !== null) return { row, column }
-  const position = textOf(well.pos ?? well.position)
+  const position = toText(well.pos ?? well.position)
   return position === null ? null : parseWellPosition(position)
 }
 
 export function plateContents(
-  plate: RecordJson,
-  controlLayouts: readonly RecordJson[],
+  plate: CachedRecord,
+  controlLayouts: readonly CachedRecord[],
   readoutRows: readonly ReadoutRow[],
 ): WellContent[] {
   const contents: WellContent[] = []
-  for (const well of recordsOf(plate.wells)) {
+  for (const well of toObjects(plate.json.wells)) {
     const at = coordinatesOf(well)
-    if (at) contents.push({ ...at, batchId: linkIdOf(well.batch), sampleId: linkIdOf(well.sample) })
+    if (at) contents.push({ ...at, batchId: toLinkId(well.batch), sampleId: toLinkId(well.sample) })
   }
   for (const layout of controlLayouts) {
-    for (const well of recordsOf(layout.control_wells)) {
+    for (const well of toObjects(layout.json.control_wells)) {
       const at = coordinatesOf(well)
       const control = controlStateOf(well.control_state)
       if (at && control) contents.push({ ...at, control })

@@ -1,10 +1,10 @@
 /**
- * One cell of a readout row, as gaps.md describes it: an optional value (number or text), an
- * optional qualifier (`<` or `>`, "below / above the measurable range"), an outlier flag and a
+ * One cell of a readout row, as docs/spec/gaps.md describes it: an optional value (number or text),
+ * an optional qualifier (`<` or `>`, "below / above the measurable range"), an outlier flag and a
  * note. A cell may carry a note and no value.
  */
-import { formatMeasure } from '../format/numbers.ts'
-import { flagOf, isRecord, numberOf, textOf } from '../records/record-values.ts'
+import { formatMeasure } from '../../../../src-common/format/numbers.ts'
+import { isSet, isObject, toNumber, toText } from '../../../../src-common/values.ts'
 
 export type Qualifier = '<' | '>'
 
@@ -26,12 +26,12 @@ const qualifiers: Record<string, Qualifier> = { '<': '<', '>': '>', '≤': '<', 
 
 /** Reads a cell; null when there is nothing in it at all. */
 export function readCell(raw: unknown): ReadoutCell | null {
-  const cell = isRecord(raw) ? raw : { value: raw }
-  const number = numberOf(cell.value)
-  const value = typeof cell.value === 'number' || number !== null ? number : textOf(cell.value)
+  const cell = isObject(raw) ? raw : { value: raw }
+  const number = toNumber(cell.value)
+  const value = typeof cell.value === 'number' || number !== null ? number : toText(cell.value)
   const qualifier = qualifiers[String(cell.modifier ?? '').trim()] ?? null
-  const outlier = flagOf(cell.outlier)
-  const note = textOf(cell.note)
+  const outlier = isSet(cell.outlier)
+  const note = toText(cell.note)
   if (value === null && note === null && !outlier) return null
   return { value, qualifier, outlier, note }
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import type { JsonObject } from '../../../../src-common/values.ts'
+import { rowOf } from '../testing/rows.ts'
 import {
   controlStateOf,
   groupByProtocol,
@@ -7,7 +9,7 @@ import {
   readReadoutRows,
 } from './readout-rows.ts'
 
-const kinase = {
+const kinase = rowOf('protocols', {
   id: 1,
   name: 'Kinase IC50',
   readout_definitions: [
@@ -16,8 +18,15 @@ const kinase = {
     { id: 2, name: '% Inhibition', unit_label: '%', precision: 1 },
     { id: 5, name: 'IC50', unit_label: 'uM', precision: 3, calculated: true },
   ],
-}
-const binding = { id: 2, name: 'GPCR binding', readout_definitions: [{ id: 9, name: 'Ki' }] }
+})
+const binding = rowOf('protocols', {
+  id: 2,
+  name: 'GPCR binding',
+  readout_definitions: [{ id: 9, name: 'Ki' }],
+})
+
+/** A readout row as the cache gives it: its columns read from the record as the vault sent it. */
+const readoutRow = (json: JsonObject) => rowOf('readout_rows', json)
 
 const row = (id: number, protocol: number, readouts: Record<string, unknown>) => ({
   id,
@@ -34,10 +43,12 @@ const row = (id: number, protocol: number, readouts: Record<string, unknown>) =>
 
 describe('readReadoutRow', () => {
   it('reads links, the well, the control state and every cell', () => {
-    const read = readReadoutRow({
-      ...row(44, 1, { '2': { value: 47.7, outlier: true, note: 'pipetting error' } }),
-      control_state: '+',
-    })!
+    const read = readReadoutRow(
+      readoutRow({
+        ...row(44, 1, { '2': { value: 47.7, outlier: true, note: 'pipetting error' } }),
+        control_state: '+',
+      }),
+    )!
     expect(read).toMatchObject({
       id: 44,
       aggregate: false,
@@ -59,29 +70,45 @@ describe('readReadoutRow', () => {
   })
 
   it('reads aggregate rows, wells given as objects, and rows without a molecule', () => {
-    const read = readReadoutRow({
-      id: '9',
-      type: 'aggregate row',
-      molecule: null,
-      well: { pos: 'P24' },
-      readouts: 'garbage',
-    })!
+    const read = readReadoutRow(
+      readoutRow({
+        id: '9',
+        type: 'aggregate row',
+        molecule: null,
+        well: { pos: 'P24' },
+        readouts: 'garbage',
+      }),
+    )!
     expect(read).toMatchObject({ id: 9, aggregate: true, moleculeId: null, well: 'P24' })
     expect(read.cells.size).toBe(0)
   })
 
+  it('places a row by the columns the cache computed, not by reading its JSON again', () => {
+    const cached = readoutRow(row(5, 1, { '1': { value: 2 } }))
+    const read = readReadoutRow({
+      ...cached,
+      columns: { ...cached.columns, well: 'H12', protocol_id: 2, control_state: '-' },
+    })!
+    expect(read).toMatchObject({ well: 'H12', protocolId: 2, control: '-' })
+    expect(read.cells.get(1)?.value).toBe(2)
+  })
+
   it('skips rows without an id', () => {
-    expect(readReadoutRows([{ id: 'x' }, row(1, 1, {})]).map((r) => r.id)).toEqual([1])
+    expect(readReadoutRows([{ id: 'x' }, row(1, 1, {})].map(readoutRow)).map((r) => r.id)).toEqual([
+      1,
+    ])
   })
 })
 
 describe('groupByProtocol', () => {
   it('makes one table per protocol with only the columns that hold values', () => {
-    const rows = readReadoutRows([
-      row(1, 1, { '1': { value: 10 }, '2': { value: 95 } }),
-      row(2, 2, { '9': { value: 3.2, modifier: '<' } }),
-      row(3, 1, { '2': { value: 50 }, '7': { note: 'unknown readout' } }),
-    ])
+    const rows = readReadoutRows(
+      [
+        row(1, 1, { '1': { value: 10 }, '2': { value: 95 } }),
+        row(2, 2, { '9': { value: 3.2, modifier: '<' } }),
+        row(3, 1, { '2': { value: 50 }, '7': { note: 'unknown readout' } }),
+      ].map(readoutRow),
+    )
     const groups = groupByProtocol(rows, [kinase, binding])
     expect(groups.map((group) => group.protocolName)).toEqual(['GPCR binding', 'Kinase IC50'])
     const kinaseGroup = groups[1]!
@@ -94,7 +121,10 @@ describe('groupByProtocol', () => {
   })
 
   it('names a protocol it does not have by its id', () => {
-    const groups = groupByProtocol(readReadoutRows([row(1, 12, { '1': { value: 1 } })]), [])
+    const groups = groupByProtocol(
+      readReadoutRows([readoutRow(row(1, 12, { '1': { value: 1 } }))]),
+      [],
+    )
     expect(groups[0]?.protocolName).toBe('Protocol #12')
   })
 })

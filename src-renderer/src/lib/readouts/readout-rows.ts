@@ -1,17 +1,11 @@
 /**
- * Readout rows and the protocols that define their columns, read from cached records and grouped
- * the way a results table shows them: one table per protocol, one column per readout definition
- * that holds at least one value.
+ * Readout rows and the protocols that define their columns, read from cached rows and grouped the
+ * way a results table shows them: one table per protocol, one column per readout definition that
+ * holds at least one value. What places a row (its links, run date, well, control state, type) is
+ * read from the columns the cache computed; only its cells come from its JSON.
  */
-import {
-  idOf,
-  isRecord,
-  linkIdOf,
-  numberOf,
-  recordsOf,
-  textOf,
-  type RecordJson,
-} from '../records/record-values.ts'
+import type { CachedRecord } from '../bridge.ts'
+import { isObject, toId, toNumber, toObjects, toText } from '../../../../src-common/values.ts'
 import { pendingOf, type PendingMark } from '../outbox/pending.ts'
 import { readCell, type ReadoutCell } from './readout-cell.ts'
 
@@ -54,18 +48,20 @@ export interface ReadoutGroup {
   rows: ReadoutRow[]
 }
 
-export function readoutDefinitionsOf(protocol: RecordJson | null | undefined): ReadoutDefinition[] {
-  return recordsOf(protocol?.readout_definitions).flatMap((definition) => {
-    const id = idOf(definition.id)
+export function readoutDefinitionsOf(
+  protocol: CachedRecord | null | undefined,
+): ReadoutDefinition[] {
+  return toObjects(protocol?.json.readout_definitions).flatMap((definition) => {
+    const id = toId(definition.id)
     if (id === null) return []
     return [
       {
         id,
-        name: textOf(definition.name) ?? `Readout ${id}`,
-        unit: textOf(definition.unit_label),
-        precision: numberOf(definition.precision),
+        name: toText(definition.name) ?? `Readout ${id}`,
+        unit: toText(definition.unit_label),
+        precision: toNumber(definition.precision),
         calculated: definition.calculated === true || definition.calculated === 'true',
-        text: textOf(definition.data_type)?.toLowerCase() === 'text',
+        text: toText(definition.data_type)?.toLowerCase() === 'text',
       },
     ]
   })
@@ -76,37 +72,37 @@ export function controlStateOf(value: unknown): ControlState | null {
   return text === '+' || text === '-' || text === '#' ? text : null
 }
 
-export function readReadoutRow(raw: RecordJson): ReadoutRow | null {
-  const id = idOf(raw.id)
-  if (id === null) return null
+export function readReadoutRow(row: CachedRecord): ReadoutRow | null {
+  if (row.id === null) return null
+  const { columns, json } = row
   const cells = new Map<number, ReadoutCell>()
-  if (isRecord(raw.readouts)) {
-    for (const [key, value] of Object.entries(raw.readouts)) {
-      const definitionId = idOf(key)
+  if (isObject(json.readouts)) {
+    for (const [key, value] of Object.entries(json.readouts)) {
+      const definitionId = toId(key)
       const cell = readCell(value)
       if (definitionId !== null && cell !== null) cells.set(definitionId, cell)
     }
   }
-  const well = isRecord(raw.well) ? textOf(raw.well.pos) : textOf(raw.well)
   return {
-    id,
-    aggregate: textOf(raw.type)?.toLowerCase().startsWith('aggregate') ?? false,
-    protocolId: linkIdOf(raw.protocol ?? raw.protocol_id),
-    runId: linkIdOf(raw.run ?? raw.run_id),
-    runDate: isRecord(raw.run) ? textOf(raw.run.run_date) : null,
-    moleculeId: linkIdOf(raw.molecule ?? raw.molecule_id),
-    batchId: linkIdOf(raw.batch ?? raw.batch_id),
-    plateId: linkIdOf(raw.plate ?? raw.plate_id),
-    well,
-    control: controlStateOf(raw.control_state),
+    id: row.id,
+    aggregate: toText(columns.row_type)?.toLowerCase().startsWith('aggregate') ?? false,
+    protocolId: toId(columns.protocol_id),
+    runId: toId(columns.run_id),
+    runDate: toText(columns.run_date),
+    moleculeId: toId(columns.molecule_id),
+    batchId: toId(columns.batch_id),
+    plateId: toId(columns.plate_id),
+    well: toText(columns.well),
+    control: controlStateOf(columns.control_state),
     cells,
-    pending: pendingOf(raw),
-    modifiedAt: textOf(raw.modified_at),
+    pending: pendingOf(row),
+    // The base of a correction is the server's own text, which the vault compares.
+    modifiedAt: toText(json.modified_at),
   }
 }
 
-export function readReadoutRows(raw: readonly RecordJson[]): ReadoutRow[] {
-  return raw.map(readReadoutRow).filter((row): row is ReadoutRow => row !== null)
+export function readReadoutRows(rows: readonly CachedRecord[]): ReadoutRow[] {
+  return rows.map(readReadoutRow).filter((row): row is ReadoutRow => row !== null)
 }
 
 /**
@@ -115,9 +111,9 @@ export function readReadoutRows(raw: readonly RecordJson[]): ReadoutRow[] {
  */
 export function groupByProtocol(
   rows: readonly ReadoutRow[],
-  protocols: readonly RecordJson[],
+  protocols: readonly CachedRecord[],
 ): ReadoutGroup[] {
-  const protocolsById = new Map(protocols.map((protocol) => [idOf(protocol.id), protocol]))
+  const protocolsById = new Map(protocols.map((protocol) => [protocol.id, protocol]))
   const byProtocol = new Map<number | null, ReadoutRow[]>()
   for (const row of rows) {
     const group = byProtocol.get(row.protocolId) ?? []
@@ -125,11 +121,12 @@ export function groupByProtocol(
     byProtocol.set(row.protocolId, group)
   }
   const groups = [...byProtocol].map(([protocolId, groupRows]): ReadoutGroup => {
-    const protocol = protocolId === null ? undefined : protocolsById.get(protocolId)
+    const protocol = protocolsById.get(protocolId)
     return {
       protocolId,
       protocolName:
-        textOf(protocol?.name) ?? (protocolId === null ? 'No protocol' : `Protocol #${protocolId}`),
+        toText(protocol?.columns.name) ??
+        (protocolId === null ? 'No protocol' : `Protocol #${protocolId}`),
       definitions: columnsFor(readoutDefinitionsOf(protocol), groupRows),
       rows: groupRows,
     }

@@ -3,7 +3,7 @@
  * who may witness a notebook entry. A failed read gives no choices (the form says so).
  */
 import type { VaultDeskBridge } from '../bridge.ts'
-import { flagOf, idOf, personOf, textOf } from './record-values.ts'
+import { isSet, toText } from '../../../../src-common/values.ts'
 
 export interface Choice {
   id: number
@@ -18,10 +18,9 @@ export async function cachedChoices(
 ): Promise<Choice[]> {
   const result = await bridge.invoke('records.list', { connectionId, vaultId, kind, limit: 1000 })
   if (!result.ok) return []
-  return result.value.records
-    .flatMap((record) => {
-      const id = idOf(record.id)
-      const name = textOf(record.name)
+  return result.value.rows
+    .flatMap(({ id, columns }) => {
+      const name = toText(columns.name)
       return id === null || name === null ? [] : [{ id, name }]
     })
     .sort((a, b) => a.name.localeCompare(b.name))
@@ -41,11 +40,10 @@ export async function witnessChoices(
     limit: 1000,
   })
   if (!result.ok) return []
-  return result.value.records
-    .flatMap((user) => {
-      const id = idOf(user.id)
-      if (id === null || id === authorId || !flagOf(user.can_witness_eln)) return []
-      return [{ id, name: personOf(user) ?? textOf(user.email) ?? `User ${id}` }]
+  return result.value.rows
+    .flatMap(({ id, columns, json }) => {
+      if (id === null || id === authorId || !isSet(json.can_witness_eln)) return []
+      return [{ id, name: toText(columns.name) ?? `User ${id}` }]
     })
     .sort((a, b) => a.name.localeCompare(b.name))
 }

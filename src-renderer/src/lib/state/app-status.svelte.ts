@@ -1,4 +1,4 @@
-import type { AppStatus } from '../../../../src-main/shared/app-status.ts'
+import type { AppStatus } from '../bridge.ts'
 import type { VaultDeskBridge } from '../bridge.ts'
 
 /**

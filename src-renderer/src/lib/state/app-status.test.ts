@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { AppStatus } from '../../../../src-main/shared/app-status.ts'
+import type { AppStatus } from '../bridge.ts'
 import type { Result } from '../bridge.ts'
 import { BridgeDouble, deferred, settle } from '../testing/bridge-double.ts'
 import { AppStatusState } from './app-status.svelte.ts'

@@ -43,7 +43,7 @@ export class InventoryLocations {
   }
 
   async #read(): Promise<void> {
-    const records: CachedRecord[] = []
+    const rows: CachedRecord[] = []
     for (let offset = 0; ; offset += pageSize) {
       const result = await this.#bridge.invoke('records.list', {
         connectionId: this.#connectionId,
@@ -56,10 +56,10 @@ export class InventoryLocations {
         this.#reportError(`Could not read the inventory locations: ${result.error.message}`)
         return
       }
-      records.push(...result.value.records)
-      if (result.value.records.length < pageSize || records.length >= result.value.total) break
+      rows.push(...result.value.rows)
+      if (result.value.rows.length < pageSize || rows.length >= result.value.total) break
     }
-    this.tree = buildLocationTree(records)
+    this.tree = buildLocationTree(rows)
     this.loaded = true
   }
 }

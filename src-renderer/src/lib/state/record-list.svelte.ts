@@ -161,7 +161,7 @@ export class RecordList {
     for (const [index, answer] of answers.entries()) {
       if (!answer.ok) continue
       rows ??= new Array<CachedRecord | undefined>(answer.value.total)
-      this.#place(rows, pages[index]!, answer.value.records)
+      this.#place(rows, pages[index]!, answer.value.rows)
       search = answer.value.structure ?? null
       scores = withScores(scores, search)
     }
@@ -182,12 +182,12 @@ export class RecordList {
       this.error = answer.error.message
       return
     }
-    const { total, records, structure } = answer.value
+    const { total, rows: read, structure } = answer.value
     const keep = !this.#stale && total === this.rows.length
     const rows = keep ? [...this.rows] : new Array<CachedRecord | undefined>(total)
     if (!keep) this.#pages.forgetRead()
     this.#stale = false
-    this.#place(rows, page, records)
+    this.#place(rows, page, read)
     this.rows = rows
     this.total = total
     this.#noteSearch(

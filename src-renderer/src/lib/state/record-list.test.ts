@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { CachedRecordPage, RequestArgs, Result } from '../bridge.ts'
+import type { CachedRecord, CachedRecordPage, RequestArgs, Result } from '../bridge.ts'
 import { deferred, settle } from '../testing/bridge-double.ts'
 import { quietBridge } from '../testing/quiet-bridge.ts'
+import { rowOf } from '../testing/rows.ts'
 import { RecordList, type RecordListOptions } from './record-list.svelte.ts'
 
 type ListArgs = RequestArgs<'records.list'>
@@ -21,7 +22,9 @@ function cacheAnswer(args: ListArgs): Result<CachedRecordPage> {
     value: {
       kind: 'molecules',
       total: records.length,
-      records: records.slice(offset, offset + (args.limit ?? 50)),
+      rows: records
+        .slice(offset, offset + (args.limit ?? 50))
+        .map((record) => rowOf('molecules', record)),
     },
   }
 }
@@ -46,8 +49,8 @@ function listOverCache() {
   return { list, asked, errors, bridge }
 }
 
-const names = (rows: readonly ({ name?: unknown } | undefined)[]) =>
-  rows.map((row) => (row === undefined ? undefined : row.name))
+const names = (rows: readonly (CachedRecord | undefined)[]) =>
+  rows.map((row) => (row === undefined ? undefined : row.columns.name))
 
 describe('RecordList', () => {
   it('reads only the pages the table shows, and leaves the rest as placeholders', async () => {
@@ -63,7 +66,7 @@ describe('RecordList', () => {
     list.want({ start: 180, end: 230 })
     await settle()
     expect(asked.map((args) => args.offset)).toEqual([0, 100, 200])
-    expect(list.rows[249]?.name).toBe('VD-000250')
+    expect(list.rows[249]?.columns.name).toBe('VD-000250')
     list.want({ start: 150, end: 160 })
     await settle()
     expect(asked).toHaveLength(3)
@@ -90,7 +93,7 @@ describe('RecordList', () => {
       direction: 'desc',
     })
     expect(list.total).toBe(11)
-    expect(list.rows[0]?.name).toBe('VD-000129')
+    expect(list.rows[0]?.columns.name).toBe('VD-000129')
   })
 
   it('keeps showing the old rows until the new query answers, then drops stale answers', async () => {
@@ -127,7 +130,7 @@ describe('RecordList', () => {
     molecules.push({ id: 251, name: 'VD-000251' })
     await list.refresh()
     expect(list.total).toBe(251)
-    expect(list.rows[250]?.name).toBe('VD-000251')
+    expect(list.rows[250]?.columns.name).toBe('VD-000251')
     expect(list.rows[0]).toBeUndefined()
     molecules.pop()
   })
@@ -177,7 +180,7 @@ describe('RecordList', () => {
       const value: CachedRecordPage = {
         kind: 'molecules',
         total,
-        records,
+        rows: records.map((record) => rowOf('molecules', record)),
         structure: {
           scores: Object.fromEntries(records.map((record) => [record.id, 1 - record.id / 1000])),
           skippedUnparseable: 2,

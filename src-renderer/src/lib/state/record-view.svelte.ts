@@ -1,5 +1,6 @@
 import type { LinkedCachedRecord, VaultDeskBridge } from '../bridge.ts'
-import { idOf, linkIdOf, recordsOf, textOf } from '../records/record-values.ts'
+import { rowOfKind } from '../../../../src-common/records/record-kinds.ts'
+import { toId, toObjects, toText } from '../../../../src-common/values.ts'
 import { coalesced } from './coalesced.ts'
 import type { RecordKindName } from './record-list.svelte.ts'
 
@@ -78,14 +79,8 @@ export class RecordView {
     }
     if (result.value) {
       const { record, state, itemIds, createdBy } = result.value
-      this.state = {
-        status: 'found',
-        linked: {
-          kind,
-          record: { ...record, id: null, _pending: { state, itemIds, createdBy } },
-          links: {},
-        },
-      }
+      const row = rowOfKind(kind, record, { state, itemIds, createdBy })
+      this.state = { status: 'found', linked: { kind, record: { ...row, id: null }, links: {} } }
       return
     }
     const history = await this.#bridge.invoke('outbox.history', { connectionId, limit: 500 })
@@ -103,8 +98,8 @@ export class RecordView {
    */
   async #withMolecule(linked: LinkedCachedRecord): Promise<LinkedCachedRecord> {
     if (linked.kind !== 'batches' || (linked.links.molecules?.length ?? 0) > 0) return linked
-    if (linkIdOf(linked.record.molecule) !== null) return linked
-    const identifier = textOf(linked.record.molecule_batch_identifier)
+    if (toId(linked.record.columns.molecule_id) !== null) return linked
+    const identifier = toText(linked.record.columns.identifier)
     if (identifier === null) return linked
     const { connectionId, vaultId, id } = this.address
     const found = await this.#bridge.invoke('records.list', {
@@ -115,8 +110,8 @@ export class RecordView {
       limit: 20,
     })
     if (!found.ok) return linked
-    const molecule = found.value.records.find((candidate) =>
-      recordsOf(candidate.batches).some((batch) => idOf(batch.id) === id),
+    const molecule = found.value.rows.find((candidate) =>
+      toObjects(candidate.json.batches).some((batch) => toId(batch.id) === id),
     )
     return molecule ? { ...linked, links: { ...linked.links, molecules: [molecule] } } : linked
   }

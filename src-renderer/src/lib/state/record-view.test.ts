@@ -3,6 +3,7 @@ import type { LinkedCachedRecord } from '../bridge.ts'
 import { settle } from '../testing/bridge-double.ts'
 import { itemView } from '../testing/outbox-items.ts'
 import { quietBridge } from '../testing/quiet-bridge.ts'
+import { rowOf } from '../testing/rows.ts'
 import { RecordView } from './record-view.svelte.ts'
 
 const address = { connectionId: 'c1', vaultId: 1, kind: 'molecules' as const, id: 7 }
@@ -16,7 +17,11 @@ describe('RecordView', () => {
     await settle()
     expect(view.state).toEqual({ status: 'missing' })
 
-    linked = { kind: 'molecules', record: { id: 7, name: 'VD-000007' }, links: { batches: [] } }
+    linked = {
+      kind: 'molecules',
+      record: rowOf('molecules', { id: 7, name: 'VD-000007' }),
+      links: { batches: [] },
+    }
     bridge.emit('records.changed', { connectionId: 'c1', vaultId: 1, kinds: ['molecules'] })
     await settle()
     expect(view.state).toEqual({ status: 'found', linked })
@@ -45,8 +50,12 @@ describe('RecordView', () => {
   })
 
   it('finds the molecule of a batch the cache read from inside its molecule', async () => {
-    const batch = { id: 12, molecule_batch_identifier: 'VD-000004-002' }
-    const molecule = { id: 4, name: 'VD-000004', batches: [{ id: 11 }, { id: 12 }] }
+    const batch = rowOf('batches', { id: 12, molecule_batch_identifier: 'VD-000004-002' })
+    const molecule = rowOf('molecules', {
+      id: 4,
+      name: 'VD-000004',
+      batches: [{ id: 11 }, { id: 12 }],
+    })
     const bridge = quietBridge()
       .answer('records.get', async () => ({
         ok: true,
@@ -57,7 +66,7 @@ describe('RecordView', () => {
         value: {
           kind: 'molecules',
           total: 2,
-          records: [{ id: 9, batches: [{ id: 1 }] }, molecule],
+          rows: [rowOf('molecules', { id: 9, batches: [{ id: 1 }] }), molecule],
         },
       }))
     const view = new RecordView(bridge, { ...address, kind: 'batches', id: 12 })
@@ -97,10 +106,19 @@ describe('RecordView', () => {
       linked: {
         kind: 'eln_entries',
         record: {
-          name: 'Offline notes',
-          status: 'open',
+          kind: 'eln_entries',
           id: null,
-          _pending: { state: 'queued', itemIds: [7, 8], createdBy: 7 },
+          columns: {
+            name: 'Offline notes',
+            created_at: null,
+            modified_at: null,
+            status: 'open',
+            author_id: null,
+            author: null,
+            project_id: null,
+          },
+          json: { name: 'Offline notes', status: 'open' },
+          pending: { state: 'queued', itemIds: [7, 8], createdBy: 7 },
         },
         links: {},
       },

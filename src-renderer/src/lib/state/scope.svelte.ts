@@ -1,5 +1,5 @@
 import type { CachedVault, VaultDeskBridge } from '../bridge.ts'
-import { idOf, textOf } from '../records/record-values.ts'
+import { toId, toText } from '../../../../src-common/values.ts'
 import { coalesced } from './coalesced.ts'
 import type { ConnectionsState } from './connections.svelte.ts'
 
@@ -26,8 +26,8 @@ export function storageScopeMemory(storage: Storage): ScopeMemory {
         if (typeof saved?.connectionId !== 'string') return null
         return {
           connectionId: saved.connectionId,
-          vaultId: idOf(saved.vaultId),
-          projectId: idOf(saved.projectId),
+          vaultId: toId(saved.vaultId),
+          projectId: toId(saved.projectId),
         }
       } catch {
         return null
@@ -209,10 +209,9 @@ export class BrowseScope {
       this.#reportError(`Could not read the projects: ${result.error.message}`)
       return
     }
-    this.projects = result.value.records.flatMap((record) => {
-      const id = idOf(record.id)
-      return id === null ? [] : [{ id, name: textOf(record.name) ?? `Project ${id}` }]
-    })
+    this.projects = result.value.rows.flatMap(({ id, columns }) =>
+      id === null ? [] : [{ id, name: toText(columns.name) ?? `Project ${id}` }],
+    )
     if (this.projectId !== null && !this.project) this.selectProject(null)
   }
 

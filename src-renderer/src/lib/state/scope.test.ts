@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { CachedVault, ConnectionSummary, ErrorValue } from '../bridge.ts'
 import { settle } from '../testing/bridge-double.ts'
 import { lab, quietBridge } from '../testing/quiet-bridge.ts'
+import { rowOf } from '../testing/rows.ts'
 import { ConnectionsState } from './connections.svelte.ts'
 import { BrowseScope, fullestVault, storageScopeMemory, type SavedScope } from './scope.svelte.ts'
 
@@ -30,9 +31,9 @@ function scopeOver(vaults: CachedVault[], connections: ConnectionSummary[] = [la
       value: {
         kind: 'projects',
         total: 2,
-        records: [
-          { id: 1, name: 'Kinase Inhibitors' },
-          { id: 2, name: 'GPCR Ligands' },
+        rows: [
+          rowOf('projects', { id: 1, name: 'Kinase Inhibitors' }),
+          rowOf('projects', { id: 2, name: 'GPCR Ligands' }),
         ],
       },
     }))

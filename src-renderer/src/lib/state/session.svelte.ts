@@ -1,9 +1,8 @@
-import type { AppInfo } from '../../../../src-main/shared/app-info.ts'
+import type { AppInfo } from '../bridge.ts'
 import type { VaultDeskBridge } from '../bridge.ts'
 import { ChemDesk } from '../chem/chem-desk.svelte.ts'
 import { AppStatusState } from './app-status.svelte.ts'
 import { ConnectionsState } from './connections.svelte.ts'
-import { RecordKinds } from './record-kinds.svelte.ts'
 import { RecordLists } from './record-lists.svelte.ts'
 import { Router } from './router.svelte.ts'
 import { DropDesk } from './drops.svelte.ts'
@@ -24,7 +23,6 @@ export class Session {
   readonly connections: ConnectionsState
   readonly scope: BrowseScope
   readonly sync: SyncActivity
-  readonly kinds: RecordKinds
   readonly lists: RecordLists
   readonly outbox: OutboxActivity
   /** Thumbnails, structure query boxes and structure index progress. */
@@ -41,7 +39,6 @@ export class Session {
     this.connections = new ConnectionsState(bridge, reportError)
     this.scope = new BrowseScope(bridge, this.connections, reportError, memory)
     this.sync = new SyncActivity(bridge, reportError)
-    this.kinds = new RecordKinds(bridge, reportError)
     this.lists = new RecordLists(bridge, reportError)
     this.outbox = new OutboxActivity(bridge, reportError)
     this.chem = new ChemDesk(bridge)
@@ -75,7 +72,6 @@ export class Session {
         )
       }),
     ]
-    void this.kinds.load()
     void this.bridge.invoke('app.info', {}).then((result) => {
       if (result.ok) this.appInfo = result.value
       else this.toasts.error(`Could not read the app's version: ${result.error.message}`)

@@ -42,9 +42,10 @@ export function quietBridge(): BridgeDouble {
     .answer('connections.status', async () => ({ ok: true, value: [] }))
     .answer('vaults.list', async () => ({ ok: true, value: [] }))
     .answer('records.kinds', async () => ({ ok: true, value: [] }))
+    .answer('records.distinct', async () => ({ ok: true, value: [] }))
     .answer('records.list', async () => ({
       ok: true,
-      value: { kind: 'projects', total: 0, records: [] },
+      value: { kind: 'projects', total: 0, rows: [] },
     }))
     .answer('sync.state', async () => ({ ok: true, value: [] }))
     .answer('sync.settings', async () => ({ ok: true, value: { intervalMinutes: 15 } }))

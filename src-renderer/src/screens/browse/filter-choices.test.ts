@@ -3,11 +3,11 @@ import { choicesFrom, chosenIndex, columnsOf } from './filter-choices.ts'
 import type { FilterChoice } from './list-definitions.ts'
 
 describe('filter choices', () => {
-  it('offers one choice per record, named like the record', () => {
-    const choices = choicesFrom({ kind: 'protocols', column: 'protocol_id', member: 'id' }, [
-      { id: 2, name: 'GPCR binding' },
-      { id: 1, name: 'Kinase IC50' },
-      { id: 'x', name: 'no id' },
+  it('offers one choice per linked record, named like the record', () => {
+    const choices = choicesFrom('protocol_id', [
+      { value: 2, count: 3, label: 'GPCR binding' },
+      { value: 1, count: 9, label: 'Kinase IC50' },
+      { value: null, count: 4 },
     ])
     expect(choices).toEqual([
       { label: 'GPCR binding', set: { protocol_id: 2 } },
@@ -15,12 +15,11 @@ describe('filter choices', () => {
     ])
   })
 
-  it('offers each distinct value of a member once, in natural order', () => {
-    const choices = choicesFrom({ kind: 'plates', column: 'location', member: 'location' }, [
-      { location: 'Shelf 10' },
-      { location: 'Shelf 2' },
-      { location: 'Shelf 2' },
-      { location: '' },
+  it('offers each distinct value of a column once, in natural order', () => {
+    const choices = choicesFrom('location', [
+      { value: 'Shelf 10', count: 1 },
+      { value: 'Shelf 2', count: 2 },
+      { value: null, count: 1 },
     ])
     expect(choices.map((choice) => choice.label)).toEqual(['Shelf 2', 'Shelf 10'])
   })

@@ -1,10 +1,6 @@
-import type { CachedRecord } from '../../lib/bridge.ts'
-import { recordTitle } from '../../lib/records/record-titles.ts'
-import { idOf, textOf } from '../../lib/records/record-values.ts'
+import type { DistinctColumnValue } from '../../lib/bridge.ts'
 import type { FilterValue } from '../../lib/state/record-list.svelte.ts'
 import type { FilterChoice, ListFilter } from './list-definitions.ts'
-
-type ChoiceSource = Exclude<ListFilter['choices'], readonly FilterChoice[]>
 
 /** Whether a filter's choices are fixed, or read from the cache. */
 export function fixedChoices(choices: ListFilter['choices']): choices is readonly FilterChoice[] {
@@ -12,22 +8,20 @@ export function fixedChoices(choices: ListFilter['choices']): choices is readonl
 }
 
 /**
- * The choices of a filter whose values come from the cache: one per record (a protocol, by name)
- * or one per distinct value of a member (a category), in natural order.
+ * The choices of a filter whose values come from the cache: one per distinct value of its column
+ * (a category, or a protocol named by its name), in natural order.
  */
 export function choicesFrom(
-  source: ChoiceSource,
-  records: readonly CachedRecord[],
+  column: string,
+  values: readonly DistinctColumnValue[],
 ): FilterChoice[] {
-  const choices = new Map<string, FilterChoice>()
-  for (const record of records) {
-    const value: FilterValue =
-      source.member === 'id' ? idOf(record.id) : textOf(record[source.member])
+  const choices: FilterChoice[] = []
+  for (const { value, label } of values) {
     if (value === null) continue
-    const label = source.member === 'id' ? recordTitle(source.kind, record) : String(value)
-    choices.set(String(value), { label, set: { [source.column]: value } })
+    const set: Record<string, FilterValue> = { [column]: value }
+    choices.push({ label: label ?? String(value), set })
   }
-  return [...choices.values()].sort((a, b) =>
+  return choices.sort((a, b) =>
     a.label.localeCompare(b.label, undefined, { numeric: true, sensitivity: 'base' }),
   )
 }

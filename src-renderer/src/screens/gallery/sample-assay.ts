@@ -6,8 +6,9 @@
 import { buildLocationTree } from '../../lib/inventory/location-tree.ts'
 import { plateWells, type WellContent } from '../../lib/plates/plate-layout.ts'
 import { readoutDefinitionsOf, readReadoutRows } from '../../lib/readouts/readout-rows.ts'
+import { rowOfKind } from '../../../../src-common/records/record-kinds.ts'
 
-const protocol = {
+const protocol = rowOfKind('protocols', {
   id: 1,
   name: 'Kinase IC50',
   readout_definitions: [
@@ -16,7 +17,7 @@ const protocol = {
     { id: 3, name: 'IC50', unit_label: 'µM', precision: 3, data_type: 'Number', calculated: true },
     { id: 4, name: 'Comment', data_type: 'Text' },
   ],
-}
+})
 
 const concentrations = [30, 10, 3.33, 1.11, 0.37, 0.123, 0.041, 0.014]
 const inhibition = [98.2, 95.1, 81.4, 55.3, 27.9, 9.6, 2.2, -1.4]
@@ -40,33 +41,35 @@ const detailRows = concentrations.map((concentration, index) => ({
 
 export const sampleDefinitions = readoutDefinitionsOf(protocol)
 
-export const sampleReadouts = readReadoutRows([
-  ...detailRows,
-  {
-    id: 20,
-    type: 'aggregate row',
-    batch: 12,
-    run: { id: 3, run_date: '2026-07-24' },
-    protocol: 1,
-    readouts: { 3: { value: 1.52 } },
-  },
-  {
-    id: 21,
-    type: 'aggregate row',
-    batch: 13,
-    run: { id: 3, run_date: '2026-07-24' },
-    protocol: 1,
-    readouts: { 3: { value: 30, modifier: '>' }, 4: { note: 'inactive at every concentration' } },
-  },
-  {
-    id: 22,
-    type: 'aggregate row',
-    batch: 14,
-    run: { id: 3, run_date: '2026-07-24' },
-    protocol: 1,
-    readouts: { 3: { value: 0.014, modifier: '<' } },
-  },
-])
+export const sampleReadouts = readReadoutRows(
+  [
+    ...detailRows,
+    {
+      id: 20,
+      type: 'aggregate row',
+      batch: 12,
+      run: { id: 3, run_date: '2026-07-24' },
+      protocol: 1,
+      readouts: { 3: { value: 1.52 } },
+    },
+    {
+      id: 21,
+      type: 'aggregate row',
+      batch: 13,
+      run: { id: 3, run_date: '2026-07-24' },
+      protocol: 1,
+      readouts: { 3: { value: 30, modifier: '>' }, 4: { note: 'inactive at every concentration' } },
+    },
+    {
+      id: 22,
+      type: 'aggregate row',
+      batch: 14,
+      run: { id: 3, run_date: '2026-07-24' },
+      protocol: 1,
+      readouts: { 3: { value: 0.014, modifier: '<' } },
+    },
+  ].map((record) => rowOfKind('readout_rows', record)),
+)
 
 export const sampleBatchNames = new Map([
   [12, 'VD-000412-001'],
@@ -90,11 +93,13 @@ const plateContents: WellContent[] = [
 
 export const samplePlate = plateWells(96, plateContents)
 
-export const sampleLocations = buildLocationTree([
-  { id: 1, value: 'Freezer A (−20 °C)', parent_id: null },
-  { id: 2, value: 'Rack 1', parent_id: 1 },
-  { id: 3, value: 'Box 1', parent_id: 2, num_rows: 9, num_columns: 9, filled_position_count: 19 },
-  { id: 4, value: 'Box 2', parent_id: 2, num_rows: 9, num_columns: 9, filled_position_count: 20 },
-  { id: 5, value: 'Room temperature cabinet', parent_id: null },
-  { id: 6, value: 'Shelf 1', parent_id: 5, filled_position_count: 21 },
-])
+export const sampleLocations = buildLocationTree(
+  [
+    { id: 1, value: 'Freezer A (−20 °C)', parent_id: null },
+    { id: 2, value: 'Rack 1', parent_id: 1 },
+    { id: 3, value: 'Box 1', parent_id: 2, num_rows: 9, num_columns: 9, filled_position_count: 19 },
+    { id: 4, value: 'Box 2', parent_id: 2, num_rows: 9, num_columns: 9, filled_position_count: 20 },
+    { id: 5, value: 'Room temperature cabinet', parent_id: null },
+    { id: 6, value: 'Shelf 1', parent_id: 5, filled_position_count: 21 },
+  ].map((record) => rowOfKind('inventory_locations', record)),
+)

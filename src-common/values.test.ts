@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  distinct,
-  toFlag,
-  toId,
-  toLinkId,
-  toLinkIds,
-  toNumber,
-  toPersonName,
-} from './record-values.ts'
+import { distinct, toFlag, toId, toLinkId, toLinkIds, toNumber, toPersonName } from './values.ts'
 
 describe('tolerant readers of server values', () => {
   it('reads ids from numbers and digit strings only', () => {

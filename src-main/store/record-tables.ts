@@ -1,0 +1,67 @@
+import type Database from 'better-sqlite3'
+import type { KindDeclaration } from '../../src-common/records/kind-declaration.ts'
+import { kindDeclarations } from '../../src-common/records/record-kinds.ts'
+
+/**
+ * The table of a record kind as its declaration describes it. Every record table has the same
+ * frame:
+ *
+ * - `row_id`: the local key. Declared INTEGER PRIMARY KEY so VACUUM never renumbers it, because
+ *   the search index and the project links refer to it.
+ * - `vault_id`, `id`: the server's key, unique together (ids are only unique within a vault).
+ * - `name`, `created_at`, `modified_at`: what lists show and sort on for nearly every kind.
+ *   Timestamps are normalized to `YYYY-MM-DDTHH:MM:SS.ffffffZ` so that text order is time order.
+ * - the kind's declared columns: the links and the values lists filter and sort on.
+ * - `json`: the record exactly as the API gave it (unknown members kept). It is the last column,
+ *   so that scans which read only the columns before it do not touch its overflow pages.
+ *
+ * Indexes are few on purpose: every one costs each ingested record a B-tree insert.
+ *
+ * Released migrations keep their own frozen copy of the tables they made (cache-migrations.ts); a
+ * test holds every declared table equal to what the migrations leave. A kind declared after the
+ * last migration needs none: `createDeclaredTables` makes its table when a cache opens.
+ */
+export function recordTableSql(kind: KindDeclaration): string[] {
+  const table = kind.name
+  const columns = (kind.columns ?? []).map((column) =>
+    [
+      column.name,
+      column.type,
+      ...(column.collate ? [`COLLATE ${column.collate}`] : []),
+      ...(column.flag ? ['NOT NULL DEFAULT 0'] : []),
+    ].join(' '),
+  )
+  return [
+    `CREATE TABLE ${table} (
+      row_id INTEGER PRIMARY KEY,
+      vault_id INTEGER NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT COLLATE NOCASE,
+      created_at TEXT,
+      modified_at TEXT,
+      ${columns.map((column) => `${column},`).join(' ')}
+      json TEXT${kind.nestedJson ? '' : ' NOT NULL'},
+      UNIQUE (vault_id, id)
+    )`,
+    ...(kind.unnamed ? [] : [`CREATE INDEX ${table}_by_name ON ${table} (vault_id, name)`]),
+    ...(kind.indexes ?? []).map(
+      (indexed) =>
+        `CREATE INDEX ${table}_by_${indexed.replace(/\W+/g, '_')} ON ${table} (vault_id, ${indexed})`,
+    ),
+  ]
+}
+
+/** Makes the tables of kinds declared since the last migration; returns their names. */
+export function createDeclaredTables(db: Database.Database): string[] {
+  const existing = new Set(
+    (
+      db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'`).all() as { name: string }[]
+    ).map((row) => row.name),
+  )
+  const missing = kindDeclarations.filter((kind) => !existing.has(kind.name))
+  if (missing.length === 0) return []
+  db.transaction(() => {
+    for (const kind of missing) for (const statement of recordTableSql(kind)) db.exec(statement)
+  })()
+  return missing.map((kind) => kind.name)
+}
