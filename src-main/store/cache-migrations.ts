@@ -931,6 +931,105 @@ const unstampedChangesMigration: Migration = (db: Database.Database) =>
     END;
   `)
 
+/**
+ * Step 7: the readout value index (readout-index.ts). Every cell of every readout row becomes a
+ * typed value (`kind` number, date, boolean, text or empty; a number in its definition's unit
+ * with its modifier kept), and each molecule and batch has an aggregate per protocol and readout
+ * definition. Triggers queue the rows sync writes or deletes (and every row of a protocol whose
+ * readout definitions change); the cache writer indexes the queue when it is idle, and a host that
+ * needs the index whole (the CLI's find) completes it first. A cache of an earlier step queues
+ * every row it holds.
+ */
+const readoutIndexMigration: Migration = (db: Database.Database) =>
+  db.exec(`
+    CREATE TABLE readout_values (
+      vault_id INTEGER NOT NULL,
+      row_id INTEGER NOT NULL,
+      definition_id INTEGER NOT NULL,
+      protocol_id INTEGER,
+      run_id INTEGER,
+      run_date TEXT,
+      batch_id INTEGER,
+      molecule_id INTEGER,
+      plate_id INTEGER,
+      well TEXT,
+      aggregate_row INTEGER NOT NULL DEFAULT 0,
+      control_state TEXT,
+      outlier INTEGER NOT NULL DEFAULT 0,
+      kind TEXT NOT NULL,
+      number REAL,
+      modifier TEXT,
+      text TEXT,
+      note TEXT,
+      PRIMARY KEY (vault_id, row_id, definition_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX readout_values_by_definition ON readout_values (vault_id, definition_id, number);
+    CREATE INDEX readout_values_by_batch ON readout_values (vault_id, batch_id);
+    CREATE INDEX readout_values_by_molecule ON readout_values (vault_id, molecule_id);
+
+    CREATE TABLE readout_aggregates (
+      vault_id INTEGER NOT NULL,
+      level TEXT NOT NULL,
+      subject_id INTEGER NOT NULL,
+      protocol_id INTEGER NOT NULL,
+      definition_id INTEGER NOT NULL,
+      source TEXT NOT NULL,
+      aggregation TEXT,
+      kind TEXT NOT NULL,
+      number REAL,
+      modifier TEXT,
+      text TEXT,
+      n INTEGER NOT NULL,
+      details TEXT NOT NULL,
+      PRIMARY KEY (vault_id, level, protocol_id, definition_id, subject_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX readout_aggregates_by_subject ON readout_aggregates (vault_id, level, subject_id);
+    CREATE INDEX readout_aggregates_by_value
+      ON readout_aggregates (vault_id, level, protocol_id, definition_id, number);
+
+    CREATE TABLE readout_index_queue (
+      vault_id INTEGER NOT NULL,
+      row_id INTEGER NOT NULL,
+      PRIMARY KEY (vault_id, row_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE readout_group_queue (
+      vault_id INTEGER NOT NULL,
+      protocol_id INTEGER NOT NULL,
+      level TEXT NOT NULL,
+      subject_id INTEGER NOT NULL,
+      PRIMARY KEY (vault_id, protocol_id, level, subject_id)
+    ) WITHOUT ROWID;
+
+    CREATE TRIGGER readout_rows_queued_on_insert AFTER INSERT ON readout_rows
+    BEGIN
+      INSERT OR IGNORE INTO readout_index_queue (vault_id, row_id) VALUES (new.vault_id, new.id);
+    END;
+    CREATE TRIGGER readout_rows_queued_on_update AFTER UPDATE ON readout_rows
+      WHEN new.json IS NOT old.json OR new.protocol_id IS NOT old.protocol_id
+        OR new.batch_id IS NOT old.batch_id OR new.molecule_id IS NOT old.molecule_id
+    BEGIN
+      INSERT OR IGNORE INTO readout_index_queue (vault_id, row_id) VALUES (new.vault_id, new.id);
+    END;
+    CREATE TRIGGER readout_rows_unindexed_on_delete AFTER DELETE ON readout_rows
+    BEGIN
+      DELETE FROM readout_values WHERE vault_id = old.vault_id AND row_id = old.id;
+      INSERT OR IGNORE INTO readout_group_queue (vault_id, protocol_id, level, subject_id)
+        SELECT old.vault_id, old.protocol_id, 'batch', old.batch_id
+        WHERE old.protocol_id IS NOT NULL AND old.batch_id IS NOT NULL;
+      INSERT OR IGNORE INTO readout_group_queue (vault_id, protocol_id, level, subject_id)
+        SELECT old.vault_id, old.protocol_id, 'molecule', old.molecule_id
+        WHERE old.protocol_id IS NOT NULL AND old.molecule_id IS NOT NULL;
+    END;
+    CREATE TRIGGER protocols_definitions_changed AFTER UPDATE OF json ON protocols
+      WHEN json_extract(new.json, '$.readout_definitions')
+        IS NOT json_extract(old.json, '$.readout_definitions')
+    BEGIN
+      INSERT OR IGNORE INTO readout_index_queue (vault_id, row_id)
+        SELECT vault_id, id FROM readout_rows WHERE vault_id = new.vault_id AND protocol_id = new.id;
+    END;
+    INSERT INTO readout_index_queue (vault_id, row_id) SELECT vault_id, id FROM readout_rows;
+  `)
+
 /** The steps of the cache schema, in order; step k brings `user_version` to k. */
 export const cacheMigrations: readonly Migration[] = [
   firstLayoutSkipped,
@@ -939,4 +1038,5 @@ export const cacheMigrations: readonly Migration[] = [
   structureDetailsMigration,
   mergeSearchSegmentsLess,
   unstampedChangesMigration,
+  readoutIndexMigration,
 ]

@@ -5,6 +5,7 @@ import { configureCache } from './cache-database.ts'
 import type { CommitAnswer, CommitRequest, Retire, Settled, Tidy } from './cache-writer-protocol.ts'
 import type { CacheWrite } from './write-batch.ts'
 import { CacheWrites } from './cache-writes.ts'
+import { IdleReadoutIndexing } from './readout-index.ts'
 import { IdleSearchMerging } from './search-merging.ts'
 import { checkpointIdle, deferCheckpoints } from './wal-checkpoints.ts'
 import { runWrites } from './write-batch.ts'
@@ -20,10 +21,25 @@ export function runCacheWriter(port: MessagePort, file: string): void {
   configureCache(db)
   deferCheckpoints(db)
   const writes = new CacheWrites(db)
-  const merging = new IdleSearchMerging(db, () => {
+  // The writer has settled once readouts are indexed and the search index is merged.
+  const settledWork = { indexing: false, merging: false }
+  const settle = (work: keyof typeof settledWork) => {
+    settledWork[work] = true
+    if (!settledWork.indexing || !settledWork.merging) return
     checkpointIdle(db)
     port.postMessage({ settled: true } as Settled)
-  })
+  }
+  const indexing = new IdleReadoutIndexing(db, () => settle('indexing'))
+  const merging = new IdleSearchMerging(db, () => settle('merging'))
+  const idle = () => {
+    indexing.idle()
+    merging.idle()
+  }
+  const busy = () => {
+    settledWork.indexing = settledWork.merging = false
+    indexing.busy()
+    merging.busy()
+  }
   const commit = db.transaction((request: CommitRequest) => runWrites(writes, request.writes))
   /** Batches that failed, which later batches may depend on (see CommitRequest.after). */
   const failed = new Set<number>()
@@ -34,7 +50,7 @@ export function runCacheWriter(port: MessagePort, file: string): void {
       merging.wake()
       return
     }
-    merging.busy()
+    busy()
     if ('retire' in message) {
       db.close()
       port.close()
@@ -49,7 +65,7 @@ export function runCacheWriter(port: MessagePort, file: string): void {
     }
     partial.delete(message.id)
     if (message.abandoned) {
-      merging.idle()
+      idle()
       return
     }
     const request = { ...message, writes }
@@ -75,9 +91,9 @@ export function runCacheWriter(port: MessagePort, file: string): void {
       if (failed.size > 64) failed.delete(failed.values().next().value!)
     }
     port.postMessage(answer)
-    merging.idle()
+    idle()
   })
-  merging.idle()
+  idle()
 }
 
 function errorValueOf(error: unknown): ErrorValue {

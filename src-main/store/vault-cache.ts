@@ -6,6 +6,8 @@ import { CacheWrites, type ApplyPageOptions, type AppliedPage } from './cache-wr
 import { RecordLinks, type LinkedRecord } from './record-links.ts'
 import { recordKind, vaultIdOf } from './record-kinds.ts'
 import type { PendingInput } from './pending-rows.ts'
+import { ReadoutIndexer } from './readout-index.ts'
+import { ReadoutQueries } from './readout-queries.ts'
 import {
   RecordQueries,
   type DistinctValue,
@@ -39,6 +41,8 @@ export class VaultCache {
   readonly #queries: RecordQueries
   readonly #links: RecordLinks
   readonly #search: SearchIndex
+  #readoutIndexer: ReadoutIndexer | undefined
+  #readoutQueries: ReadoutQueries | undefined
   readonly #stopWatchingWrites: () => void
 
   /**
@@ -167,6 +171,21 @@ export class VaultCache {
     return this.#queries.holds(kindName, vaultIdOf(vaultId))
   }
 
+  /**
+   * The readout value index on this connection: the writer keeps it while idle; a host that needs
+   * it whole now (a search by results) completes it here.
+   */
+  readoutIndex(): ReadoutIndexer {
+    this.#readoutIndexer ??= new ReadoutIndexer(this.#db)
+    return this.#readoutIndexer
+  }
+
+  /** Searches by results and results tables, from the readout value index. */
+  results(): ReadoutQueries {
+    this.#readoutQueries ??= new ReadoutQueries(this.#db)
+    return this.#readoutQueries
+  }
+
   /** The structure index of one vault's molecules (fingerprints, properties, depictions). */
   structureIndex(vaultId: number): StructureIndexRepository {
     return new StructureIndexRepository(this.#db, vaultId)
@@ -176,9 +195,8 @@ export class VaultCache {
     return this.#queries.get(kindName, vaultIdOf(vaultId), recordIdOf(id))
   }
 
-  /** A record with the records a detail page links to. */
   /** A record waiting in the outbox as a typed row, its columns read as the cache reads them. */
-  pendingRow(kindName: string, _vaultId: number, input: PendingInput): RowPage['rows'][number] {
+  pendingRow(kindName: string, input: PendingInput): RowPage['rows'][number] {
     return this.#queries.pendingRow(kindName, input)
   }
 
@@ -191,6 +209,7 @@ export class VaultCache {
     return this.#queries.row(kindName, vaultIdOf(vaultId), recordIdOf(id))
   }
 
+  /** A record with the records a detail page links to. */
   linked(kindName: string, vaultId: number | string, id: number | string): LinkedRecord | null {
     return this.#links.get(kindName, vaultIdOf(vaultId), recordIdOf(id))
   }
