@@ -9,6 +9,7 @@ import { connectionChannels } from './connections/channels.ts'
 import { demoChannels } from './demo/channels.ts'
 import { outboxChannels } from './outbox/channels.ts'
 import { recordChannels } from './records/channels.ts'
+import { resultsChannels } from './results/channels.ts'
 import { syncChannels } from './sync/channels.ts'
 import { vaultChannels } from './vaults/channels.ts'
 
@@ -18,6 +19,7 @@ export const requestChannels = [
   ...demoChannels,
   ...vaultChannels,
   ...recordChannels,
+  ...resultsChannels,
   ...syncChannels,
   ...outboxChannels,
   ...chemChannels,

@@ -13,6 +13,7 @@ import { connectionSchemas, type ConnectionResults } from './connections/contrac
 import { demoSchemas, type DemoResults } from './demo/contract.ts'
 import { outboxSchemas, type OutboxResults } from './outbox/contract.ts'
 import { recordSchemas, type RecordResults } from './records/contract.ts'
+import { resultsSchemas, type ResultsResults } from './results/contract.ts'
 import { syncSchemas, type SyncResults } from './sync/contract.ts'
 import { vaultSchemas, type VaultResults } from './vaults/contract.ts'
 
@@ -23,6 +24,7 @@ export const requestSchemas = {
   ...demoSchemas,
   ...vaultSchemas,
   ...recordSchemas,
+  ...resultsSchemas,
   ...syncSchemas,
   ...outboxSchemas,
   ...chemSchemas,
@@ -35,6 +37,7 @@ export interface RequestResults
     DemoResults,
     VaultResults,
     RecordResults,
+    ResultsResults,
     SyncResults,
     OutboxResults,
     ChemResults {}

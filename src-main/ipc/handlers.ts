@@ -5,6 +5,7 @@ import { connectionHandlers } from './connections/handlers.ts'
 import { demoHandlers } from './demo/handlers.ts'
 import { outboxHandlers } from './outbox/handlers.ts'
 import { recordHandlers } from './records/handlers.ts'
+import { resultsHandlers } from './results/handlers.ts'
 import { syncHandlers } from './sync/handlers.ts'
 import { vaultHandlers } from './vaults/handlers.ts'
 import type { RequestHandlers } from './dispatcher.ts'
@@ -17,6 +18,7 @@ export function createHandlers(services: Services): RequestHandlers {
     ...demoHandlers(services),
     ...vaultHandlers(services),
     ...recordHandlers(services),
+    ...resultsHandlers(services),
     ...syncHandlers(services),
     ...outboxHandlers(services),
     ...chemHandlers(services),

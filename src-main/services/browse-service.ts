@@ -158,7 +158,7 @@ export class BrowseService {
     if (!this.#outbox) return linked
     const kindName = recordKind(kind).name
     const own = this.#outbox.pendingFor(connectionId, vaultId, kind, { id })
-    const ownRow = own ? cache.pendingRow(kindName, vaultId, pendingInput(own)) : null
+    const ownRow = own ? cache.pendingRow(kindName, pendingInput(own)) : null
     if (!linked) return ownRow ? { kind: kindName, record: ownRow, links: {} } : null
     const links: LinkedRecord['links'] = {}
     for (const [linkKind, rows] of Object.entries(linked.links) as [RecordKindName, Row[]][]) {
@@ -168,7 +168,7 @@ export class BrowseService {
     if (target !== null) {
       const files = this.#pendingInputs(connectionId, vaultId, 'files')
         .filter((file) => file.id === null)
-        .map((file) => cache.pendingRow('files', vaultId, file))
+        .map((file) => cache.pendingRow('files', file))
         .filter((file) => file.columns.resource_class === target && file.columns.resource_id === id)
       if (files.length > 0) links.files = [...files, ...(links.files ?? [])]
     }
@@ -193,7 +193,7 @@ export class BrowseService {
     )
     return rows.map((row) => {
       const change = row.id === null ? undefined : changed.get(row.id)
-      return change ? cache.pendingRow(kind, vaultId, change) : row
+      return change ? cache.pendingRow(kind, change) : row
     })
   }
 

@@ -75,7 +75,7 @@ export type StructureListCriterion =
   | { kind: 'exact'; query: string }
   | { kind: 'similarity'; smiles: string; threshold?: number; top?: number }
 
-export interface StructureListOptions extends Omit<ListOptions, 'ids'> {
+export interface StructureListOptions extends ListOptions {
   structure?: StructureListCriterion
   properties?: Partial<Record<MolecularPropertyName, { min?: number; max?: number }>>
 }

@@ -19,6 +19,7 @@ import { ConnectionRegistry } from '../store/connection-registry.ts'
 import { ConnectionsRepository } from '../store/connections-repository.ts'
 import { SettingsRepository } from '../store/settings-repository.ts'
 import { BrowseService } from './browse-service.ts'
+import { ResultsService } from './results-service.ts'
 import { LocalChemService, type ChemService } from './chem-service.ts'
 import { structureIngest } from './structure-ingest.ts'
 import { OutboxDesk } from './outbox-desk.ts'
@@ -47,6 +48,8 @@ export interface Services {
   readonly sync: SyncService
   /** Vaults, records and search, from the caches. */
   readonly browse: BrowseService
+  /** Assay results: the readout catalogue, searches by results and results tables. */
+  readonly results: ResultsService
   /** Depictions, properties, structure searches and the vault's structure tools. */
   readonly chem: ChemService
   readonly demo: DemoVault
@@ -213,6 +216,7 @@ export function createServices(options: ServiceOptions): Services {
       },
       chem,
     ),
+    results: new ResultsService(runtimes),
     chem,
     demo,
     outbox,

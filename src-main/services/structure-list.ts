@@ -24,7 +24,7 @@ export async function listStructurePage(
   vault: VaultChemistry,
   options: StructureListOptions,
 ): Promise<StructurePage> {
-  const { structure, properties, sort, text, filters, fields, projectId } = options
+  const { structure, properties, sort, text, filters, fields, projectId, ids } = options
   const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 0), 1000)
   const offset = Math.max(Math.trunc(options.offset ?? 0), 0)
   const cache = vault.cache
@@ -32,13 +32,15 @@ export async function listStructurePage(
     (text !== undefined && text.trim() !== '') ||
     Object.keys(filters ?? {}).length > 0 ||
     Object.keys(fields ?? {}).length > 0 ||
-    projectId !== undefined
+    projectId !== undefined ||
+    ids !== undefined
   const within = filtered
     ? cache.ids('molecules', vault.vaultId, {
         ...(text !== undefined ? { text } : {}),
         ...(filters ? { filters } : {}),
         ...(fields ? { fields } : {}),
         ...(projectId !== undefined ? { projectId } : {}),
+        ...(ids !== undefined ? { ids } : {}),
       })
     : null
   const criterion = structure ? toCriterion(structure) : null

@@ -2,6 +2,7 @@ import { AppError } from '../../shared/app-error.ts'
 import { isInchiKey } from '../../chem/structure-query.ts'
 import { recordKind } from '../../store/record-kinds.ts'
 import type { Services } from '../../services/index.ts'
+import type { ReadoutIndexer } from '../../store/readout-index.ts'
 import type { Command, CommandContext } from '../command.ts'
 import { chooseConnection } from '../connection-choice.ts'
 import { vaultIdOption } from '../vault-option.ts'
@@ -27,11 +28,12 @@ export const findCommand: Command = {
   summary:
     'List or search cached records of a vault (molecules unless KIND is given), offline; structure searches of molecules too.',
   usage:
-    'vault-desk find --vault ID [KIND] [--text T] [--field NAME=VALUE]... [--substructure Q | --exact Q | --similar SMILES [--threshold T] [--top K]] [--limit N] [--json]',
+    "vault-desk find --vault ID [KIND] [--text T] [--field NAME=VALUE]... [--readout 'PROTOCOL: READOUT < 1 uM']... [--substructure Q | --exact Q | --similar SMILES [--threshold T] [--top K]] [--limit N] [--json]",
   options: {
     vault: { type: 'string' },
     text: { type: 'string' },
     field: { type: 'string', multiple: true },
+    readout: { type: 'string', multiple: true },
     limit: { type: 'string' },
     substructure: { type: 'string' },
     exact: { type: 'string' },
@@ -64,6 +66,24 @@ export const findCommand: Command = {
       limit,
     }
     const { runtime } = chooseConnection(context)
+    const criteria = readoutOptions(values.readout)
+    if (criteria.length > 0) {
+      if (kind !== 'molecules' && kind !== 'batches') {
+        throw new AppError(
+          'invalid_argument',
+          `Searches by results find molecules and batches, not ${kind}.`,
+        )
+      }
+      completeReadoutIndex(context, runtime.cache, vaultId)
+      const services = context.services()
+      const ids = services.results.matching(
+        runtime.id,
+        vaultId,
+        criteria,
+        kind === 'molecules' ? 'molecule' : 'batch',
+      )
+      Object.assign(filters, { ids })
+    }
     let result: FindResult
     if (structure) {
       const services = context.services()
@@ -233,4 +253,30 @@ function fieldOptions(value: unknown): Record<string, string> {
     fields[text.slice(0, split).trim()] = text.slice(split + 1)
   }
   return fields
+}
+
+function readoutOptions(value: unknown): string[] {
+  if (value === undefined) return []
+  return (Array.isArray(value) ? value : [value]).map(String)
+}
+
+/**
+ * A search by results needs every readout row indexed: what the cache writer has not indexed yet
+ * (a sync that just ended) is indexed here first, with progress on stderr.
+ */
+function completeReadoutIndex(
+  context: CommandContext,
+  cache: { readoutIndex(): ReadoutIndexer },
+  vaultId: number,
+): void {
+  const indexer = cache.readoutIndex()
+  const first = indexer.backlog()
+  if (first.rows === 0 && first.groups === 0) return
+  context.io.stderr(`Indexing the readouts of vault ${vaultId}…\n`)
+  let lastAt = Date.now()
+  indexer.complete(({ rows, groups }) => {
+    if (Date.now() - lastAt < progressEveryMs) return
+    lastAt = Date.now()
+    context.io.stderr(`readout rows to index: ${rows}, aggregates to compute: ${groups}\n`)
+  })
 }

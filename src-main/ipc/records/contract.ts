@@ -62,6 +62,11 @@ const listCriteria = {
   /** Equality on a vault-defined field (molecule_fields, batch_fields...) by name. */
   fields: z.record(z.string(), z.string()).optional(),
   projectId: z.number().int().optional(),
+  /**
+   * Molecules and batches: results criteria in the text form `vault-desk find --readout` takes
+   * (`Kinase IC50 (ADP-Glo): IC50 < 1 uM`), all of which a record must meet.
+   */
+  results: z.array(z.string().max(500)).max(20).optional(),
 }
 
 export const recordSchemas = {

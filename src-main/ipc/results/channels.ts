@@ -1,0 +1,2 @@
+export const resultsChannels = ['results.catalogue', 'results.table'] as const
+export type ResultsChannel = (typeof resultsChannels)[number]

@@ -1,0 +1,127 @@
+/**
+ * Assay results from the cache: the catalogue of protocols and readouts, searches by results
+ * (criteria in the text form the CLI and the criteria builder share), and results tables. Never
+ * the network; the readout index is kept by the cache writer, and how much of it is still to
+ * build is said with every answer.
+ */
+import type { Catalogue } from '../../src-common/analysis/readouts/catalogue.ts'
+import type { Comparison } from '../../src-common/analysis/readouts/comparisons.ts'
+import { parseCriteria } from '../../src-common/analysis/readouts/criteria-text.ts'
+import type { ResultsCriterion } from '../../src-common/analysis/readouts/criteria.ts'
+import type {
+  ResultsColumn,
+  ResultsLevel,
+  ResultsPage,
+} from '../../src-common/analysis/readouts/results-table.ts'
+import { AppError } from '../shared/app-error.ts'
+import type { ListOptions } from '../store/record-queries.ts'
+import type { ReadoutIndexBacklog } from '../store/readout-index.ts'
+import type { ConnectionRuntimes } from './connection-runtimes.ts'
+
+export interface ResultsCatalogue {
+  protocols: Catalogue
+  /** Readout rows and aggregates still to index (0 and 0: every answer is complete). */
+  backlog: ReadoutIndexBacklog
+}
+
+/** A range filter on a column's aggregates, in the readout definition's unit, inclusive. */
+export interface ResultsRange {
+  column: number
+  min?: number
+  max?: number
+}
+
+export interface ResultsTableQuestion {
+  level: ResultsLevel
+  columns: readonly ResultsColumn[]
+  sort?: { column: number | 'name'; direction: 'asc' | 'desc' }
+  ranges?: readonly ResultsRange[]
+  /** Results criteria (text form) the molecules or batches must meet. */
+  criteria?: readonly string[]
+  /** The molecules a list's other criteria allow (text, project, fields, filters). */
+  within?: Pick<ListOptions, 'text' | 'projectId' | 'fields' | 'filters'>
+  limit?: number
+  offset?: number
+}
+
+export interface ResultsAnswer extends ResultsPage {
+  backlog: ReadoutIndexBacklog
+}
+
+export class ResultsService {
+  readonly #runtimes: ConnectionRuntimes
+
+  constructor(runtimes: ConnectionRuntimes) {
+    this.#runtimes = runtimes
+  }
+
+  catalogue(connectionId: string, vaultId: number): ResultsCatalogue {
+    const cache = this.#runtimes.get(connectionId).cache
+    return {
+      protocols: cache.results().catalogue(vaultId),
+      backlog: cache.readoutIndex().backlog(),
+    }
+  }
+
+  /** Criteria from their text form; what is wrong with each (closest names first) refuses all. */
+  criteria(connectionId: string, vaultId: number, texts: readonly string[]): ResultsCriterion[] {
+    const catalogue = this.#runtimes.get(connectionId).cache.results().catalogue(vaultId)
+    const parsed = parseCriteria(texts, catalogue)
+    if (!parsed.ok) {
+      throw new AppError('invalid_argument', parsed.errors.map((error) => error.message).join(' '))
+    }
+    return parsed.criteria
+  }
+
+  /** The molecules (or batches) meeting criteria given in text form. */
+  matching(
+    connectionId: string,
+    vaultId: number,
+    texts: readonly string[],
+    level: ResultsLevel,
+  ): number[] {
+    const criteria = this.criteria(connectionId, vaultId, texts)
+    return this.#runtimes.get(connectionId).cache.results().matching(vaultId, criteria, level)
+  }
+
+  table(connectionId: string, vaultId: number, question: ResultsTableQuestion): ResultsAnswer {
+    const cache = this.#runtimes.get(connectionId).cache
+    let moleculeIds: number[] | undefined
+    const within = question.within
+    if (within && Object.values(within).some((value) => value !== undefined && value !== '')) {
+      moleculeIds = cache.ids('molecules', vaultId, within)
+    }
+    if (question.criteria && question.criteria.length > 0) {
+      const met = new Set(this.matching(connectionId, vaultId, question.criteria, 'molecule'))
+      moleculeIds = (moleculeIds ?? [...met]).filter((id) => met.has(id))
+    }
+    const page = cache.results().table(vaultId, {
+      level: question.level,
+      columns: question.columns,
+      ...(question.sort ? { sort: question.sort } : {}),
+      filters: (question.ranges ?? []).map(({ column, min, max }) => ({
+        column,
+        comparison: rangeOf(min, max),
+      })),
+      ...(moleculeIds ? { moleculeIds } : {}),
+      ...(question.limit !== undefined ? { limit: question.limit } : {}),
+      ...(question.offset !== undefined ? { offset: question.offset } : {}),
+    })
+    return { ...page, backlog: cache.readoutIndex().backlog() }
+  }
+}
+
+function rangeOf(min: number | undefined, max: number | undefined): Comparison {
+  if (min !== undefined && max !== undefined && min > max) {
+    throw new AppError(
+      'invalid_argument',
+      `A range runs from its lower bound to its upper bound: ${min} is above ${max}.`,
+    )
+  }
+  return {
+    kind: 'range',
+    scale: 'number',
+    lower: min === undefined ? null : { value: min, inclusive: true },
+    upper: max === undefined ? null : { value: max, inclusive: true },
+  }
+}
