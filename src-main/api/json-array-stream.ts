@@ -538,7 +538,7 @@ class Utf8Chunks {
 /**
  * How long reading a download (and what the reader does with each batch) may hold the thread
  * before it lets the event loop turn: a download read faster than it is stored arrives buffered,
- * and its chunks were read back to back for tens of milliseconds.
+ * and its chunks would otherwise be read back to back for tens of milliseconds.
  */
 const workPerTurnMs = 4
 

@@ -12,8 +12,8 @@ const nullBodyStatuses = new Set([101, 103, 204, 205, 304])
  * answers the reply as a fetch Response.
  *
  * Node 22's fetch keeps the unread half of a tee of every streamed request body for a possible
- * redirect (nodejs/undici#4058), so an upload sent through it ends up whole in memory (a 1 GiB
- * upload through the outbox grew the process by 1,032 MiB; sent here, by 7 MiB). Here each
+ * redirect (nodejs/undici#4058), so an upload sent through it ends up whole in memory (see
+ * bench/README.md; bench/outbox-memory.bench.ts holds the streamed path to its goal). Here each
  * chunk is written only once the socket has taken the one before it (backpressure), so memory
  * stays at a few chunks whatever the size of the file. Every chunk written restarts the attempt's
  * idle deadline, so a large upload on a slow line is cut off only when nothing moves; the

@@ -1,6 +1,6 @@
 /**
  * The second part of indexing a molecule: its InChIKey and properties, computed in a worker from
- * the pickle the search index already holds. Unpickling costs a fifth of parsing, and InChI and
+ * the pickle the search index already holds. Unpickling costs far less than parsing, and InChI and
  * RDKit's descriptors read the same molecule either way, so the answers equal those from the
  * structure text.
  */

@@ -27,9 +27,8 @@ export interface OpenedCacheDatabase {
 const cacheSizeKiB = 32 * 1024
 /**
  * Pages of a new cache. Twice SQLite's default: a molecule's row (about 1.3 KB of JSON) and the
- * search index's segments fill fewer pages, which takes about a seventh off storing a page of
- * molecules (fewer pages to write to the WAL and to checkpoint). A cache made with another size
- * keeps it.
+ * search index's segments fill fewer pages, so storing a page of molecules writes fewer pages to
+ * the WAL and to checkpoint (bench/README.md). A cache made with another size keeps it.
  */
 const pageSizeBytes = 8192
 
@@ -80,8 +79,8 @@ export function configureCache(db: Database.Database): void {
   configureConnection(db)
   db.pragma(`cache_size = -${cacheSizeKiB}`)
   // A multi-row INSERT keeps a statement journal (the pages it changes, to undo it alone). On
-  // disk that was a temporary file written with every page of sync: more than half of all the
-  // bytes a first sync wrote, and about a tenth of the writer's time.
+  // disk it is a temporary file written with every page of sync, most of what a first sync would
+  // write (bench/README.md); in memory it costs no disk at all.
   db.pragma('temp_store = MEMORY')
   limitWalFile(db)
 }

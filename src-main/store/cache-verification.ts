@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 
 /**
- * `PRAGMA quick_check` reads every page: about 4 s for a cache of 250k molecules (700 MB). It
+ * `PRAGMA quick_check` reads every page: seconds for a large cache (bench/README.md). It
  * runs in a worker thread on its own read-only connection, so the main process keeps answering
  * from the cache meanwhile (WAL lets readers and the writer work side by side).
  */

@@ -99,8 +99,8 @@ export class CacheWriter {
   /**
    * Where a PageDraft's parts go to be sent to the worker as each is made, ahead of the page's
    * commit (applyDraft), which then sends only the rest: held on the main thread until the page
-   * was whole, a page's parts lived through young-generation collections, each of which copied
-   * them (about a twentieth of a first sync's time). The worker keeps them until the page comes.
+   * was whole, a page's parts would live through young-generation collections, each of which
+   * copies them (commit 6a0904f). The worker keeps them until the page comes.
    */
   partSink(): PartSink {
     return new PartsSentAhead(this, {
@@ -268,7 +268,7 @@ export class CacheWriter {
     const worker = new Worker(cacheWriterPath, {
       workerData: data,
       // A page's parsed records die young: a young generation this large spares promoting them,
-      // which took about a fifth of the writer's time.
+      // a large share of the writer's time otherwise (bench/README.md).
       resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
     })
     worker.unref()

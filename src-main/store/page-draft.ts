@@ -3,9 +3,9 @@ import type { PageBuilder, PreparedPage } from './record-rows.ts'
 
 /**
  * Records made ready and sent as one part of a page, between two yields to the event loop: about
- * a millisecond of work (parts of 128 held a busy machine's main thread past a frame at the 99th
- * percentile), so that handing a page of a thousand molecules to the writer never holds the main
- * thread for a frame. A multiple of the rows of one multi-row INSERT.
+ * a millisecond of work, so that handing a page of a thousand molecules to the writer never holds
+ * the main thread for a frame, on a busy machine too (twice as many did not: bench/README.md). A
+ * multiple of the rows of one multi-row INSERT.
  */
 export const recordsPerPart = 64
 

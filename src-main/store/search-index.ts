@@ -32,9 +32,10 @@ export interface SearchOptions {
 }
 
 /**
- * How many matches a ranked search scores. Scoring every match of a broad prefix takes 75-120 ms
- * at 250k records; the first 1000 matches in index order are scored instead, which ranks exactly
- * whenever a query has fewer matches than that, and is what a query typed that far is worth.
+ * How many matches a ranked search scores. Scoring every match of a broad prefix takes longer than
+ * a keystroke allows at 250k records (bench/README.md); the first 1000 matches in index order are
+ * scored instead, which ranks exactly whenever a query has fewer matches than that, and is what a
+ * query typed that far is worth.
  */
 const rankedCandidates = 1000
 /**

@@ -2,23 +2,24 @@ import type Database from 'better-sqlite3'
 
 /**
  * Segments of the search index past which it is merged into one. Every committed page adds one,
- * and FTS5 merges a level only once 16 gather there (cache-migrations.ts, step 5); a query reads every
- * segment of every term it expands to, and at 250k molecules thirteen segments made typing four
- * times slower than one.
+ * and FTS5 merges a level only once 16 gather there (cache-migrations.ts, step 5); a query reads
+ * every segment of every term it expands to, so a dozen segments make typing several times slower
+ * than one (bench/README.md).
  */
 const segmentsWorthMerging = 8
 /** How long the writer waits for more pages before it looks at the index. */
 const idleBeforeMergingMs = 1000
 /**
- * Pages of merged index written per step, each step its own transaction: 5-40 ms at 250k
- * molecules, so that a page of sync or a write of the main thread waits at most that long.
+ * Pages of merged index written per step, each step its own transaction, so that a page of sync
+ * or a write of the main thread waits at most one step (tens of milliseconds at 250k molecules:
+ * bench/README.md).
  */
 const pagesPerStep = 50
 
 /**
  * Merges the search index into one segment, step by step, while the cache writer is idle (after
- * a first sync, say: about 1.5 s of the writer's time at 250k molecules). A page that comes
- * meanwhile goes first; merging goes on once the writer is idle again.
+ * a first sync, say). A page that comes meanwhile goes first; merging goes on once the writer is
+ * idle again.
  */
 export class IdleSearchMerging {
   readonly #segments: () => number

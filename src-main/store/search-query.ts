@@ -35,11 +35,11 @@ export interface SearchPlan {
 /**
  * Turns what a person typed into an FTS5 query in which every word is a prefix. FTS5 answers a
  * prefix query by reading and merging the posting lists of every term the prefix starts before it
- * returns the first row: 20-170 ms for the beginning of an identifier that 250k records share.
- * So each prefix is replaced by its terms, read in order from the index's vocabulary: at most 64,
- * whose posting lists are then read lazily, as far as the LIMIT needs. Completions are remembered
- * while the person types on (a longer prefix filters the shorter one's list), until the index
- * changes.
+ * returns the first row: too slow for typing when 250k records share the beginning of an
+ * identifier (bench/README.md). So each prefix is replaced by its terms, read in order from the
+ * index's vocabulary: at most 64, whose posting lists are then read lazily, as far as the LIMIT
+ * needs. Completions are remembered while the person types on (a longer prefix filters the
+ * shorter one's list), until the index changes.
  */
 export class SearchQueryPlanner {
   readonly #terms: Database.Statement<[string, string, number], Term>

@@ -4,11 +4,10 @@ import type Database from 'better-sqlite3'
 /**
  * Checkpoints of a cache (copying what the WAL holds into the database file, then syncing it) are
  * the cache writer's, in its idle time. In WAL mode with synchronous NORMAL they are the only
- * moments SQLite waits for the disk, and the writer is what a sync waits for: leaving them to
- * its idle time made a first sync of 100k molecules 10-15% faster (10 alternating runs), the
- * checkpoint (about 0.6 s) coming after it. The cache stays as sound without them: each commit
- * is whole in the WAL, and a power cut loses at most the commits since the last checkpoint,
- * cursors and rows together, which the next sync reads again.
+ * moments SQLite waits for the disk, and the writer is what a sync waits for: left to its idle
+ * time, the checkpoint comes after the sync instead of inside it (bench/README.md). The cache
+ * stays as sound without them: each commit is whole in the WAL, and a power cut loses at most the
+ * commits since the last checkpoint, cursors and rows together, which the next sync reads again.
  *
  * The WAL meanwhile grows by what the sync writes (about 270 MB for 100k molecules) and is given
  * back once checkpointed. Past `walBoundBytes` the writer checkpoints as it goes, so that a sync

@@ -49,8 +49,8 @@ export async function pullConnection(
 ): Promise<ConnectionPullResult> {
   const { client, cache, log, observer } = options
   // The vault list is stored while the vaults' pulls begin, since the cache writer may still be
-  // starting (about 130 ms that sat on the path of every sync); should the list fail to be
-  // stored, they stop and the pull throws why.
+  // starting, which would otherwise sit on the path of every sync (commit 62998ba); should the
+  // list fail to be stored, they stop and the pull throws why.
   const listNotStored = new AbortController()
   const signal = AbortSignal.any([options.signal, listNotStored.signal])
   const call = { signal, priority: 'background' as const }

@@ -9,9 +9,8 @@ export interface HandedPage {
 /**
  * Pages a pass has handed to the store and that may not be committed yet. The pass goes on
  * reading while up to `pagesAhead` wait, so that the store seldom waits for a page to be read and
- * made ready. With one page ahead, the cache writer sat idle for about a fifth of a first sync of
- * 100k molecules (1.2 s by pages, 1.4 s by export); with three, 0.7 s and 1.0 s. Six made a first
- * sync about a tenth faster again (21 alternating runs by export), ten no faster.
+ * made ready: with fewer, the cache writer sat idle for a good part of a first sync, and more gain
+ * nothing (bench/README.md).
  * A page that fails is met (thrown) when the pass next waits, before the pages after it, which
  * the store then refuses (PageCommitter).
  */
@@ -25,7 +24,7 @@ export class HandedOverPages {
    * Hands a page over; resolves once it has crossed to the store and few enough wait for the
    * store to read on. Pages wait in the writer's queue, not as records on the main thread: read on
    * at once, the pass parsed thousands of records ahead of those sent, which lived long enough
-   * to be promoted to the old generation (and collecting them took the main thread twice as long).
+   * to be promoted to the old generation, where collecting them costs the main thread far more.
    */
   async add(page: HandedPage): Promise<void> {
     const { committed } = page

@@ -353,7 +353,8 @@ export class OutboxStore {
   ready(connectionId: string, now: number, limit: number): OutboxItem[] {
     // The connection and the limit are read through scalar subqueries: a bound value that SQLite
     // sees while planning (its STAT4 build, here `= ?` and `LIMIT ?`) has the statement planned
-    // again at every run, which cost ten times the query itself (the sender asks after every item).
+    // again at every run, which costs far more than the query itself (the sender asks after every
+    // item; bench/README.md).
     const rows = this.#prepare(
       `SELECT * FROM items AS i INDEXED BY items_by_turn
          WHERE i.state = 'queued' AND i.connection_id = (SELECT @connectionId)
