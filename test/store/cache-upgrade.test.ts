@@ -1,6 +1,7 @@
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createDeclaredTables } from '../../src-main/store/record-tables.ts'
 import { cacheMigrations, firstLayout } from '../../src-main/store/cache-migrations.ts'
 import { ConnectionCaches } from '../../src-main/store/connection-caches.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
@@ -489,9 +490,29 @@ describe('the released steps of the cache schema', () => {
     expect(readOnly(cache.file, (db) => db.pragma('user_version', { simple: true }))).toBe(
       currentStep,
     )
-    expect(readOnly(cache.file, schemaOf)).toEqual(recordedSchema('cache'))
+    // Tables of kinds declared after the last migration are made from their declarations when a
+    // cache opens (record-tables.ts), not by a released step: they are not in the record.
+    const declaredLater = kindsDeclaredAfterTheMigrations()
+    const fresh = readOnly(cache.file, schemaOf).filter(
+      (line) =>
+        !declaredLater.some(
+          (table) => line.includes(` on ${table}:`) || line.startsWith(`table ${table}:`),
+        ),
+    )
+    expect(fresh).toEqual(recordedSchema('cache'))
   })
 })
+
+/** The kinds whose tables no released step makes (declared since the last one). */
+function kindsDeclaredAfterTheMigrations(): string[] {
+  const db = new Database(':memory:')
+  try {
+    for (const step of cacheMigrations) db.transaction(() => step(db))()
+    return createDeclaredTables(db)
+  } finally {
+    db.close()
+  }
+}
 
 /** Opens a connection's cache the way the app does: ConnectionCaches over its data folder. */
 function openCache(
