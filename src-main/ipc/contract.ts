@@ -78,6 +78,12 @@ export type { ConnectionSyncState, SyncOutcome, SyncProgress } from '../shared/s
 export type { AddedConnection, RemovedConnection } from './connections/contract.ts'
 export type { CachedVault } from './vaults/contract.ts'
 export type {
+  PointsAnswer,
+  ResultsAnswer,
+  ResultsCatalogue,
+  SubjectAggregate,
+} from './results/contract.ts'
+export type {
   CachedRecord,
   CachedRecordPage,
   DistinctColumnValue,

@@ -16,6 +16,7 @@ import type {
 import { AppError } from '../shared/app-error.ts'
 import type { ListOptions } from '../store/record-queries.ts'
 import type { ReadoutIndexBacklog } from '../store/readout-index.ts'
+import type { PointColumn, PointsAnswer, SubjectAggregate } from '../store/readout-queries.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 
 export interface ResultsCatalogue {
@@ -40,6 +41,8 @@ export interface ResultsTableQuestion {
   criteria?: readonly string[]
   /** The molecules a list's other criteria allow (text, project, fields, filters). */
   within?: Pick<ListOptions, 'text' | 'projectId' | 'fields' | 'filters'>
+  /** Only these molecules (a selection, a plot's lasso, one record page). */
+  moleculeIds?: readonly number[]
   limit?: number
   offset?: number
 }
@@ -86,15 +89,7 @@ export class ResultsService {
 
   table(connectionId: string, vaultId: number, question: ResultsTableQuestion): ResultsAnswer {
     const cache = this.#runtimes.get(connectionId).cache
-    let moleculeIds: number[] | undefined
-    const within = question.within
-    if (within && Object.values(within).some((value) => value !== undefined && value !== '')) {
-      moleculeIds = cache.ids('molecules', vaultId, within)
-    }
-    if (question.criteria && question.criteria.length > 0) {
-      const met = new Set(this.matching(connectionId, vaultId, question.criteria, 'molecule'))
-      moleculeIds = (moleculeIds ?? [...met]).filter((id) => met.has(id))
-    }
+    const moleculeIds = this.#scope(connectionId, vaultId, question)
     const page = cache.results().table(vaultId, {
       level: question.level,
       columns: question.columns,
@@ -109,6 +104,68 @@ export class ResultsService {
     })
     return { ...page, backlog: cache.readoutIndex().backlog() }
   }
+
+  /** Numeric columns of every molecule in scope, for plots. */
+  points(
+    connectionId: string,
+    vaultId: number,
+    question: PointsQuestion,
+  ): PointsAnswer & {
+    backlog: ReadoutIndexBacklog
+  } {
+    const cache = this.#runtimes.get(connectionId).cache
+    const moleculeIds = this.#scope(connectionId, vaultId, question)
+    const answer = cache
+      .results()
+      .points(vaultId, { columns: question.columns, ...(moleculeIds ? { moleculeIds } : {}) })
+    return { ...answer, backlog: cache.readoutIndex().backlog() }
+  }
+
+  /** Every aggregate of one molecule or batch, by protocol and readout. */
+  summary(
+    connectionId: string,
+    vaultId: number,
+    level: ResultsLevel,
+    subjectId: number,
+  ): SubjectAggregate[] {
+    return this.#runtimes
+      .get(connectionId)
+      .cache.results()
+      .subjectSummary(vaultId, level, subjectId)
+  }
+
+  /** The molecules a question's list criteria and results criteria allow; undefined: all. */
+  #scope(
+    connectionId: string,
+    vaultId: number,
+    question: Pick<ResultsTableQuestion, 'criteria' | 'within'> & {
+      moleculeIds?: readonly number[]
+    },
+  ): number[] | undefined {
+    const cache = this.#runtimes.get(connectionId).cache
+    let moleculeIds: number[] | undefined = question.moleculeIds
+      ? [...question.moleculeIds]
+      : undefined
+    const within = question.within
+    if (within && Object.values(within).some((value) => value !== undefined && value !== '')) {
+      const allowed = cache.ids('molecules', vaultId, within)
+      moleculeIds = moleculeIds ? intersect(moleculeIds, allowed) : allowed
+    }
+    if (question.criteria && question.criteria.length > 0) {
+      const met = this.matching(connectionId, vaultId, question.criteria, 'molecule')
+      moleculeIds = moleculeIds ? intersect(moleculeIds, met) : met
+    }
+    return moleculeIds
+  }
+}
+
+function intersect(first: readonly number[], second: readonly number[]): number[] {
+  const kept = new Set(second)
+  return first.filter((id) => kept.has(id))
+}
+
+export interface PointsQuestion extends Pick<ResultsTableQuestion, 'criteria' | 'within'> {
+  columns: readonly PointColumn[]
 }
 
 function rangeOf(min: number | undefined, max: number | undefined): Comparison {

@@ -24,7 +24,42 @@ import type {
   ResultsRow,
 } from '../../src-common/analysis/readouts/results-table.ts'
 import type { SqlValue } from '../../src-common/values.ts'
+import {
+  molecularPropertyNames,
+  vaultPropertyFields,
+  type MolecularPropertyName,
+} from '../chem/molecular-properties.ts'
 import { AppError } from '../shared/app-error.ts'
+
+/** One aggregate of a molecule or batch. */
+export interface SubjectAggregate {
+  protocolId: number
+  definitionId: number
+  cell: ResultsCell
+}
+
+/** A plotted column: a molecular property or a readout's aggregate per molecule. */
+export type PointColumn =
+  { property: MolecularPropertyName } | { protocolId: number; definitionId: number }
+
+export interface PointsQuestion {
+  columns: readonly PointColumn[]
+  /** Only these molecules; every molecule of the vault otherwise. */
+  moleculeIds?: readonly number[]
+}
+
+export interface PointsAnswer {
+  /** Molecule ids, in id order; `values[c][i]` is column c of molecule `ids[i]`. */
+  ids: number[]
+  values: (number | null)[][]
+  /** A qualified aggregate's modifier (`<`, `>`...), else null; always null for properties. */
+  modifiers: (string | null)[][]
+}
+
+/** The structure index's column of each property (its migration's names). */
+const propertyColumns: Record<MolecularPropertyName, string> = Object.fromEntries(
+  molecularPropertyNames.map((name) => [name, vaultPropertyFields[name].moleculeField]),
+) as Record<MolecularPropertyName, string>
 
 export interface ResultsTableOptions {
   level: ResultsLevel
@@ -278,6 +313,99 @@ export class ReadoutQueries {
         ),
       })),
     }
+  }
+
+  /**
+   * Numeric columns over every molecule in scope, for plots: computed properties (the structure
+   * index's, the vault's own where it gave them) and readout aggregates; a value is null where the
+   * molecule has none (a qualified aggregate gives its bound: its modifier is in `modifiers`).
+   */
+  points(vaultId: number, question: PointsQuestion): PointsAnswer {
+    const params: Record<string, SqlValue> = { vaultId }
+    const selected: string[] = []
+    const joins: string[] = []
+    let structure = false
+    question.columns.forEach((column, index) => {
+      if ('property' in column) {
+        const field = propertyColumns[column.property]
+        if (field === undefined) {
+          throw new AppError(
+            'invalid_argument',
+            `No molecular property ${String(column.property)}.`,
+          )
+        }
+        structure = true
+        selected.push(`si.${field}`, 'NULL')
+        return
+      }
+      params[`p${index}`] = column.protocolId
+      params[`d${index}`] = column.definitionId
+      joins.push(`LEFT JOIN readout_aggregates c${index} ON c${index}.vault_id = @vaultId
+        AND c${index}.level = 'molecule' AND c${index}.protocol_id = @p${index}
+        AND c${index}.definition_id = @d${index} AND c${index}.subject_id = m.id
+        AND c${index}.kind = 'number'`)
+      selected.push(`c${index}.number`, `c${index}.modifier`)
+    })
+    if (structure) {
+      joins.unshift(
+        'LEFT JOIN structure_index si ON si.vault_id = @vaultId AND si.molecule_id = m.id',
+      )
+    }
+    let scope = ''
+    if (question.moleculeIds !== undefined) {
+      params.molecules = JSON.stringify(question.moleculeIds)
+      scope = 'AND m.id IN (SELECT value FROM json_each(@molecules))'
+    }
+    const rows = this.#db
+      .prepare(
+        `SELECT m.id${selected.map((column) => `, ${column}`).join('')} FROM molecules m
+           ${joins.join('\n')} WHERE m.vault_id = @vaultId ${scope} ORDER BY m.id`,
+      )
+      .raw()
+      .all(params) as (number | string | null)[][]
+    const ids = rows.map((row) => row[0] as number)
+    const values = question.columns.map((_, index) =>
+      rows.map((row) => {
+        const value = row[1 + index * 2]
+        return typeof value === 'number' && Number.isFinite(value) ? value : null
+      }),
+    )
+    const modifiers = question.columns.map((_, index) =>
+      rows.map((row) => (row[2 + index * 2] as string | null) ?? null),
+    )
+    return { ids, values, modifiers }
+  }
+
+  /** Every aggregate one molecule or batch has, by protocol and readout (a record page's summary). */
+  subjectSummary(vaultId: number, level: ResultsLevel, subjectId: number): SubjectAggregate[] {
+    const rows = this.#db
+      .prepare(
+        `SELECT protocol_id, definition_id, kind, number, modifier, text, n, source
+           FROM readout_aggregates WHERE vault_id = ? AND level = ? AND subject_id = ?
+           ORDER BY protocol_id, definition_id`,
+      )
+      .all(vaultId, level, subjectId) as {
+      protocol_id: number
+      definition_id: number
+      kind: ResultsCell['kind']
+      number: number | null
+      modifier: string | null
+      text: string | null
+      n: number
+      source: ResultsCell['source']
+    }[]
+    return rows.map((row) => ({
+      protocolId: row.protocol_id,
+      definitionId: row.definition_id,
+      cell: {
+        kind: row.kind,
+        number: row.number,
+        modifier: row.modifier,
+        text: row.text,
+        n: row.n,
+        source: row.source,
+      },
+    }))
   }
 
   #moleculeScope(

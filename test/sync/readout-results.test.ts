@@ -149,6 +149,27 @@ describe('results tables over the demo vault', () => {
     expect(direct.rows).toEqual([sample])
   })
 
+  it('give numeric columns of every molecule for plots, and a molecule its summary', () => {
+    const ic50 = columnOf('IC50')
+    const points = cache.results().points(main, {
+      columns: [{ property: 'molecularWeight' }, ic50],
+    })
+    expect(points.ids).toHaveLength(2000)
+    expect(points.values).toHaveLength(2)
+    const table = cache.results().table(main, { level: 'molecule', columns: [ic50], limit: 1000 })
+    const tested = table.rows.filter((row) => row.cells[0]?.kind === 'number')
+    expect(tested.length).toBeGreaterThan(0)
+    for (const row of tested) {
+      const index = points.ids.indexOf(row.subjectId)
+      expect(points.values[1]![index]).toBe(row.cells[0]!.number)
+      expect(points.modifiers[1]![index]).toBe(row.cells[0]!.modifier)
+      const summary = cache.results().subjectSummary(main, 'molecule', row.subjectId)
+      expect(summary).toContainEqual({ ...ic50, cell: row.cells[0] })
+    }
+    // Molecules never tested plot no IC50.
+    expect(points.values[1]!.filter((value) => value === null).length).toBe(2000 - tested.length)
+  })
+
   it('filter a column by a range, and per batch', () => {
     const columns = [columnOf('IC50')]
     const within = cache.results().table(main, {

@@ -1,2 +1,7 @@
-export const resultsChannels = ['results.catalogue', 'results.table'] as const
+export const resultsChannels = [
+  'results.catalogue',
+  'results.table',
+  'results.points',
+  'results.summary',
+] as const
 export type ResultsChannel = (typeof resultsChannels)[number]

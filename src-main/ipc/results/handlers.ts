@@ -8,5 +8,9 @@ export function resultsHandlers(services: Services): DomainHandlers<ResultsChann
       services.results.catalogue(connectionId, vaultId),
     'results.table': ({ connectionId, vaultId, ...question }) =>
       services.results.table(connectionId, vaultId, question),
+    'results.points': ({ connectionId, vaultId, ...question }) =>
+      services.results.points(connectionId, vaultId, question),
+    'results.summary': ({ connectionId, vaultId, level, id }) =>
+      services.results.summary(connectionId, vaultId, level, id),
   }
 }
