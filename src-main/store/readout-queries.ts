@@ -161,10 +161,11 @@ export class ReadoutQueries {
     }
     if (test.scope === 'aggregate')
       return this.#batchesWhoseAggregateMeets(vaultId, criterion, today)
+    // A qualified value compared by its bound, as the vault's criteria compare it (asBound).
     const predicate = comparisonSql(test.comparison, {
       kind: 'kind',
       number: 'number',
-      modifier: 'modifier',
+      modifier: 'NULL',
       text: 'text',
     })
     return new Set(

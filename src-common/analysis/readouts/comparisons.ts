@@ -75,6 +75,14 @@ export function indexedCellOf(value: ReadoutValue, definitionUnit: string | null
   }
 }
 
+/**
+ * A cell as the vault's own criteria compare it: a qualified value by its bound alone (`>200` as
+ * 200), so that a search by results finds offline what the vault finds online.
+ */
+export function asBound(cell: IndexedCell): IndexedCell {
+  return cell.modifier === null ? cell : { ...cell, modifier: null }
+}
+
 /** Whether an indexed cell meets a comparison. */
 export function meetsComparison(comparison: Comparison, cell: IndexedCell): boolean {
   switch (comparison.kind) {

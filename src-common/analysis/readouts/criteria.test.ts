@@ -181,12 +181,15 @@ describe('a batch meets a criterion when one of its readout rows does', () => {
     expect(matching('GPCR Radioligand Displacement: IC50 < 0.2 uM')).toEqual([])
   })
 
-  it('reads qualified values as the intervals they stand for', () => {
-    // 1001's >30 meets "> 10"; its 0.3 meets "< 40"; >30 alone would not.
+  it('compares qualified values by their bound, as the vault’s own criteria do', () => {
+    // 1001's >30 is compared as 30: it meets "> 10", "< 40" and "from 10 to 100" (its 0.3
+    // meets "< 40" too); 1002's 0.2 only "< 40".
     expect(matching(`${KINASE}: IC50 > 10`)).toEqual([1001])
     expect(matching(`${KINASE}: IC50 < 40`)).toEqual([1001, 1002])
-    expect(matching(`${KINASE}: IC50 from 10 to 100`)).toEqual([])
+    expect(matching(`${KINASE}: IC50 from 10 to 100`)).toEqual([1001])
+    // 1003's >200 compared as 200.
     expect(matching('Kinetic Solubility (PBS pH 7.4): Solubility > 100')).toEqual([1003])
+    expect(matching('Kinetic Solubility (PBS pH 7.4): Solubility < 300')).toEqual([1003])
   })
 
   it('counts outliers, as the vault’s search does, and any cell for a readout alone', () => {

@@ -1,7 +1,8 @@
 /**
  * Results criteria in their normalized form, and their evaluation, with the meaning of the vault's
  * own protocol criteria: a criterion is met by a batch when one of its readout rows meets it (in
- * the protocol, in a run the run filter keeps, with the readout meeting the comparison). Outliers
+ * the protocol, in a run the run filter keeps, with the readout meeting the comparison, a
+ * qualified value compared by its bound as the vault compares it: see `asBound`). Outliers
  * count, as in the vault's search; control wells belong to no batch. A negated criterion is met by
  * every batch that does not meet it, batches never tested included. Criteria combine left to
  * right by their junctions, without precedence (`a AND b OR c` is `(a AND b) OR c`), the first
@@ -16,7 +17,7 @@
  * `comparisonSql` writes for the index's cell columns.
  */
 import { aggregateCells, type AggregateInput } from './aggregates.ts'
-import { indexedCellOf, meetsComparison, type Comparison } from './comparisons.ts'
+import { asBound, indexedCellOf, meetsComparison, type Comparison } from './comparisons.ts'
 import type { ValueType } from './readout-value.ts'
 import type { ResultRow } from './result-rows.ts'
 
@@ -106,7 +107,8 @@ export function rowMeets(
   if (test === null) return true
   const cell = row.cells.get(test.definitionId)
   return (
-    cell !== undefined && meetsComparison(test.comparison, indexedCellOf(cell.value, test.unit))
+    cell !== undefined &&
+    meetsComparison(test.comparison, asBound(indexedCellOf(cell.value, test.unit)))
   )
 }
 

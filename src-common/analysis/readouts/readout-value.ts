@@ -25,12 +25,16 @@
  *   first in the chosen direction, then text (ASCII letters case-insensitive, as SQLite's
  *   NOCASE), then empty cells, in both directions: a descending sort does not bring `ND` or
  *   blanks to the top. (`modifierRank` is the tie-break as a number, for ORDER BY.)
- * - **Filtering and criteria** (`comparisons.ts`): a qualified value meets a comparison only
- *   when every value it stands for meets it. `>30` meets `> 10`, `>= 30` and `> 30`, but not
- *   `< 40`, `= 30` or `from 10 to 100`; `<1` meets `< 1`, `<= 1` and `< 5`, but not `> 0.5`.
- *   `!=` is met when the interval leaves the value out: `>30` meets `!= 30` and `!= 5` but not
- *   `!= 50`. A scientist asking for IC50 below 1 µM wants `<0.5` and not `>30`, though the
- *   bound 30 is a number below 40. Text never meets a numeric comparison.
+ * - **Filtering** (`comparisons.ts`): in results tables and for aggregates, a qualified value
+ *   meets a comparison only when every value it stands for meets it. `>30` meets `> 10`,
+ *   `>= 30` and `> 30`, but not `< 40`, `= 30` or `from 10 to 100`; `<1` meets `< 1`, `<= 1` and
+ *   `< 5`, but not `> 0.5`. `!=` is met when the interval leaves the value out: `>30` meets
+ *   `!= 30` and `!= 5` but not `!= 50`. A scientist asking for IC50 below 1 µM wants `<0.5` and
+ *   not `>30`, though the bound 30 is a number below 40. Text never meets a numeric comparison.
+ * - **Criteria on readout rows** (`criteria.ts`, "any row meets it") mean what the vault's own
+ *   protocol criteria mean, so that a search gives the same records offline as online: the vault
+ *   compares a qualified value's bound as a plain number (`>200` meets `< 300`), and so do they
+ *   (`asBound`). Asking the aggregate instead is the interval rule above.
  *
  * ## Units
  * A cell may carry its own unit (`"300 nM"`, or a `unit` member). `inDefinitionUnit` converts
