@@ -4,7 +4,10 @@
  * RDKit version and the recipe), so that an upgrade recomputes everything, exactly once.
  */
 import { createHash } from 'node:crypto'
-import { molecularPropertyNames, type MolecularProperties } from './molecular-properties.ts'
+import {
+  molecularPropertyNames,
+  type MolecularProperties,
+} from '../../src-common/chem/molecular-properties.ts'
 
 /** Bump when what is computed per molecule changes (fingerprint parameters, properties, pickles). */
 export const recipeVersion = 5

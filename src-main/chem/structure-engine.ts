@@ -13,7 +13,7 @@ import {
 import { silentLogger, type Logger } from '../shared/logger.ts'
 import type { DepictionSize } from './depiction.ts'
 import { slotState } from './index-buffers.ts'
-import type { MolecularProperties } from './molecular-properties.ts'
+import type { MolecularProperties } from '../../src-common/chem/molecular-properties.ts'
 import { StructureIndex } from './structure-index.ts'
 import type { StructureIndexStore } from './structure-index-store.ts'
 import { maximumStructureLength } from './structure-input.ts'

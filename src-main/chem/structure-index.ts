@@ -14,7 +14,7 @@ import {
   molecularPropertyNames,
   type MolecularProperties,
   type MolecularPropertyName,
-} from './molecular-properties.ts'
+} from '../../src-common/chem/molecular-properties.ts'
 import { popcount } from './popcount.ts'
 import type { StructureRecord } from './structure-record.ts'
 

@@ -1,4 +1,4 @@
-import type { MolecularProperties } from './molecular-properties.ts'
+import type { MolecularProperties } from '../../src-common/chem/molecular-properties.ts'
 
 /** One molecule to index, as the vault gave it. */
 export interface StructureInput {

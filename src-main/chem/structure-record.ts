@@ -1,4 +1,4 @@
-import type { MolecularProperties } from './molecular-properties.ts'
+import type { MolecularProperties } from '../../src-common/chem/molecular-properties.ts'
 import type { ComputedStructure } from './structure-input.ts'
 
 /** What the index keeps (and the repository stores) per molecule. */

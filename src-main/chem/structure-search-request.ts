@@ -7,7 +7,7 @@ import {
   isMolecularPropertyName,
   molecularPropertyNames,
   type MolecularPropertyName,
-} from './molecular-properties.ts'
+} from '../../src-common/chem/molecular-properties.ts'
 import { maximumStructureLength } from './structure-input.ts'
 import { queryLanguages, type QueryLanguage, type SubstructureQuery } from './structure-query.ts'
 

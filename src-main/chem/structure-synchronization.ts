@@ -7,7 +7,10 @@
 import { AppError } from '../shared/app-error.ts'
 import type { Logger } from '../shared/logger.ts'
 import { contentHash } from './content-hash.ts'
-import { molecularPropertyNames, type MolecularProperties } from './molecular-properties.ts'
+import {
+  molecularPropertyNames,
+  type MolecularProperties,
+} from '../../src-common/chem/molecular-properties.ts'
 import type { StructureIndex } from './structure-index.ts'
 import type { StructureIndexStore } from './structure-index-store.ts'
 import {

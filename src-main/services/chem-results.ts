@@ -2,7 +2,7 @@
  * What chemistry answers (the results of the `chem.*` channels and the structure part of
  * `records.list`), defined here so that services and the contract share them.
  */
-import type { MolecularPropertyName } from '../chem/molecular-properties.ts'
+import type { MolecularPropertyName } from '../../src-common/chem/molecular-properties.ts'
 import type { QueryLanguage } from '../chem/structure-query.ts'
 import type { ListOptions, RowPage } from '../store/record-queries.ts'
 

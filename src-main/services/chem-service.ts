@@ -9,7 +9,7 @@
 import os from 'node:os'
 import { ApiError } from '../api/index.ts'
 import type { DepictionSize } from '../chem/depiction.ts'
-import { molecularPropertyNames } from '../chem/molecular-properties.ts'
+import { molecularPropertyNames } from '../../src-common/chem/molecular-properties.ts'
 import type { Depiction } from '../chem/structure-engine.ts'
 import { maximumStructureLength } from '../chem/structure-input.ts'
 import type { QueryLanguage } from '../chem/structure-query.ts'

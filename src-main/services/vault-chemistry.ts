@@ -4,7 +4,10 @@
  * molecules, computing only new and changed ones), and the structure searches under way.
  */
 import { createHash } from 'node:crypto'
-import { vaultPropertyFields, type MolecularProperties } from '../chem/molecular-properties.ts'
+import {
+  vaultPropertyFields,
+  type MolecularProperties,
+} from '../../src-common/chem/molecular-properties.ts'
 import { StructureEngine } from '../chem/structure-engine.ts'
 import { isInchiKey } from '../chem/structure-query.ts'
 import type { StructureHit, StructureSearchResult } from '../chem/structure-search.ts'

@@ -28,7 +28,7 @@ import {
   molecularPropertyNames,
   vaultPropertyFields,
   type MolecularPropertyName,
-} from '../chem/molecular-properties.ts'
+} from '../../src-common/chem/molecular-properties.ts'
 import { AppError } from '../shared/app-error.ts'
 
 /** One aggregate of a molecule or batch. */

@@ -11,7 +11,7 @@ import {
   vaultPropertyFields,
   type MolecularProperties,
   type MolecularPropertyName,
-} from '../chem/molecular-properties.ts'
+} from '../../src-common/chem/molecular-properties.ts'
 import { structureDetail, type ComputedDetails } from '../chem/structure-input.ts'
 import type { StructureIndexStore } from '../chem/structure-index-store.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'

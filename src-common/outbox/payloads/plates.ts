@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import { nonEmptyText, projectRef, recordRef, serverId } from './common.ts'
-
-const plateSizes = [6, 12, 24, 48, 96, 384, 1536] as const
+import { isPlateSize, plateSizes } from '../../plates.ts'
 
 const well = z
   .object({
@@ -22,7 +21,7 @@ const well = z
 const plateMembers = {
   size: z
     .int()
-    .refine((size) => (plateSizes as readonly number[]).includes(size), {
+    .refine((size): boolean => isPlateSize(size), {
       message: `a plate has ${plateSizes.join(', ')} wells`,
     })
     .optional(),

@@ -52,7 +52,7 @@ export type PlateWellWrite = ({ pos: string } | { row: number; col: number }) & 
 
 export interface PlateWrite {
   name?: string
-  /** Wells: 6, 12, 24, 48, 96, 384 or 1536. */
+  /** Wells: one of the standard formats (src-common/plates.ts). */
   size?: number
   projects?: ProjectRef[]
   location?: string

@@ -8,7 +8,7 @@
  * searches skip it and count it in `structure.skippedUnparseable`.
  */
 import { z } from 'zod'
-import type { MolecularPropertyName } from '../../chem/molecular-properties.ts'
+import type { MolecularPropertyName } from '../../../src-common/chem/molecular-properties.ts'
 import type { ChemChannel } from './channels.ts'
 import { connectionIdSchema, recordIdSchema, vaultIdSchema } from '../records/arguments.ts'
 import type {

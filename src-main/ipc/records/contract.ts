@@ -6,7 +6,7 @@ import type { StructureSearchInfo } from '../../services/chem-results.ts'
 
 export type { StructureSearchInfo } from '../../services/chem-results.ts'
 import { connectionIdSchema, recordIdSchema, recordKindSchema, vaultIdSchema } from './arguments.ts'
-import { molecularPropertyNames } from '../../chem/molecular-properties.ts'
+import { molecularPropertyNames } from '../../../src-common/chem/molecular-properties.ts'
 import {
   structureQueryLanguageSchema,
   structureTextSchema,

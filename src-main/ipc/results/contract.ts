@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { molecularPropertyNames } from '../../chem/molecular-properties.ts'
+import { molecularPropertyNames } from '../../../src-common/chem/molecular-properties.ts'
 import type { ResultsAnswer, ResultsCatalogue } from '../../services/results-service.ts'
 import type { PointsAnswer, SubjectAggregate } from '../../store/readout-queries.ts'
 import { connectionIdSchema, vaultIdSchema } from '../records/arguments.ts'

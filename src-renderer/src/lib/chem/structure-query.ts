@@ -9,6 +9,7 @@ import type {
   QueryDepiction,
   StructureCriterionArgs,
 } from '../bridge.ts'
+import { molecularProperties } from '../../../../src-common/chem/molecular-properties.ts'
 
 export type SearchKind = StructureCriterionArgs['kind']
 /** How a substructure query is read; exact and similarity queries are always SMILES. */
@@ -144,45 +145,24 @@ export interface PropertyInfo {
   unit?: string
 }
 
-export const propertyInfos: readonly PropertyInfo[] = [
-  {
-    name: 'molecularWeight',
-    label: 'Molecular weight',
-    field: 'molecular_weight',
-    decimals: 3,
-    unit: 'g/mol',
-  },
-  { name: 'exactMass', label: 'Exact mass', field: 'exact_mass', decimals: 4 },
-  { name: 'logP', label: 'cLogP', field: 'log_p', decimals: 2 },
-  {
-    name: 'topologicalPolarSurfaceArea',
-    label: 'TPSA',
-    field: 'topological_polar_surface_area',
-    decimals: 1,
-    unit: 'Å²',
-  },
-  { name: 'hBondDonorCount', label: 'H-bond donors', field: 'num_h_bond_donors', decimals: 0 },
-  {
-    name: 'hBondAcceptorCount',
-    label: 'H-bond acceptors',
-    field: 'num_h_bond_acceptors',
-    decimals: 0,
-  },
-  {
-    name: 'rotatableBondCount',
-    label: 'Rotatable bonds',
-    field: 'num_rotatable_bonds',
-    decimals: 0,
-  },
-  { name: 'aromaticRingCount', label: 'Aromatic rings', field: 'num_aromatic_rings', decimals: 0 },
-  { name: 'heavyAtomCount', label: 'Heavy atoms', field: 'heavy_atom_count', decimals: 0 },
-  {
-    name: 'ruleOf5Violations',
-    label: 'Rule-of-5 violations',
-    field: 'num_rule_of_5_violations',
-    decimals: 0,
-  },
+/** In the order the ranges offer them. */
+const shownOrder: readonly PropertyName[] = [
+  'molecularWeight',
+  'exactMass',
+  'logP',
+  'topologicalPolarSurfaceArea',
+  'hBondDonorCount',
+  'hBondAcceptorCount',
+  'rotatableBondCount',
+  'aromaticRingCount',
+  'heavyAtomCount',
+  'ruleOf5Violations',
 ]
+
+export const propertyInfos: readonly PropertyInfo[] = shownOrder.map((name) => {
+  const { label, moleculeField, decimals, unit } = molecularProperties[name]
+  return { name, label, field: moleculeField, decimals, ...(unit ? { unit } : {}) }
+})
 
 export function propertyInfo(name: PropertyName): PropertyInfo {
   return propertyInfos.find((info) => info.name === name)!

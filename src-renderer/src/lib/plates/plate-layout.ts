@@ -3,22 +3,12 @@
  * labels ("A01", "AF48"), and what each well holds: a batch or sample, or a control (+ positive,
  * - negative, # reference molecule) from the control layout or the readout rows.
  */
+import { isPlateSize, plateFormats } from '../../../../src-common/plates.ts'
 import type { ControlState } from '../readouts/readout-rows.ts'
 
 export interface PlateDimensions {
   rows: number
   columns: number
-}
-
-/** Standard microplate formats, rows by columns. */
-const standardFormats: Record<number, PlateDimensions> = {
-  6: { rows: 2, columns: 3 },
-  12: { rows: 3, columns: 4 },
-  24: { rows: 4, columns: 6 },
-  48: { rows: 6, columns: 8 },
-  96: { rows: 8, columns: 12 },
-  384: { rows: 16, columns: 24 },
-  1536: { rows: 32, columns: 48 },
 }
 
 /** Larger grids are not plates a person reads well by well; they are refused, not drawn. */
@@ -72,7 +62,7 @@ export function plateDimensions(
   size: number | null,
   wells: readonly Pick<WellContent, 'row' | 'column'>[],
 ): PlateDimensions {
-  const standard = size === null ? undefined : standardFormats[size]
+  const standard = size !== null && isPlateSize(size) ? plateFormats[size] : undefined
   const rows = Math.max(standard?.rows ?? 0, ...wells.map((well) => well.row))
   const columns = Math.max(standard?.columns ?? 0, ...wells.map((well) => well.column))
   if (standard || rows * columns > 0) return { rows, columns }
