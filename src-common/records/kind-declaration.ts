@@ -138,6 +138,30 @@ export interface Property {
   note?: string
 }
 
+/**
+ * How sync keeps a kind up (the API resource that serves it gives the calls: its `pulls`):
+ * - `listed`: read whole when reference data is refreshed (small lists, unpaged on the server);
+ * - `paged`: every page when reference data is refreshed (the server cannot filter it by time);
+ * - `incremental`: what changed since the last pass (`modified_after`) at every pass, and its
+ *   deletions (ids the server no longer lists) when the refresh is due;
+ * - `dose_response`: listed under each protocol and calculation.
+ */
+export interface PullDeclaration {
+  /** When it is pulled in a vault's pass: lower first (readout rows decide whether protocols are). */
+  readonly order: number
+  readonly mode: 'listed' | 'paged' | 'incremental' | 'dose_response'
+  /** Only vault administrators may read it; others are refused with 401. */
+  readonly adminOnly?: true
+  /** Also read whole in a pass in which readout rows changed (an import brings them together). */
+  readonly followsReadouts?: true
+  /** Members its records keep from the cached ones when a page lacks them. */
+  readonly keep?: readonly string[]
+  /** A kind whose records this one carries whole: a complete pass is one of that kind too. */
+  readonly carries?: string
+  /** Changes too are asked only when reference data is refreshed (kinds that change rarely). */
+  readonly onRefresh?: true
+}
+
 /** How the window shows a kind that has pages of its own. */
 export interface BrowseDeclaration {
   /** The word in addresses: `#/<slug>` lists, `#/<slug>/<id>` shows one record. */
@@ -184,6 +208,8 @@ export interface KindDeclaration<Name extends string = string> {
   /** What a scientist calls a record that has no name ("Run of 24 Jul 2026"). */
   readonly titleOf?: (record: JsonObject) => string | null
   readonly links?: readonly LinkDeclaration[]
+  /** How sync reads it; a kind without one is never pulled (it is written by the outbox only). */
+  readonly pull?: PullDeclaration
   readonly browse?: BrowseDeclaration
 }
 

@@ -145,6 +145,7 @@ export function kindLabel(name: string): string {
 function checkDeclarations(): void {
   const problems: string[] = []
   const codes = new Set<number>()
+  const pullOrders = new Set<number>()
   const slugs = new Set<string>()
   const columnsOf = (kind: KindDeclaration) => [
     ...frameColumns,
@@ -164,6 +165,13 @@ function checkDeclarations(): void {
     for (const column of kind.columns ?? []) {
       if (column.linksTo !== undefined && !byName.has(column.linksTo)) {
         problems.push(`${kind.name}.${column.name} links to unknown kind ${column.linksTo}`)
+      }
+    }
+    if (kind.pull) {
+      if (pullOrders.has(kind.pull.order)) problems.push(`${kind.name}: pull order is taken`)
+      pullOrders.add(kind.pull.order)
+      if (kind.pull.carries !== undefined && !byName.has(kind.pull.carries)) {
+        problems.push(`${kind.name} carries unknown kind ${kind.pull.carries}`)
       }
     }
     if (kind.searchedThrough && !byName.has(kind.searchedThrough.kind)) {

@@ -32,7 +32,9 @@ import { SlurpsApi } from './resources/slurps.ts'
 import { UsersApi } from './resources/users.ts'
 import { VaultStatusApi } from './resources/vault-status.ts'
 import { VaultsApi } from './resources/vaults.ts'
+import type { KindPull, KindPulls } from './kind-pull.ts'
 import { Transport } from './transport.ts'
+import type { RecordKindName } from '../../src-common/records/record-kinds.ts'
 
 export interface VaultClientOptions {
   /** The service's base URL, ending in its version segment (`https://host/api/v1`). */
@@ -84,6 +86,7 @@ export class VaultClient {
   readonly users: UsersApi
   readonly doseResponse: DoseResponseApi
   readonly deepLearning: DeepLearningApi
+  readonly #pulls: ReadonlyMap<string, KindPull>
   readonly #credentials: Credentials
   readonly #observers = new CallObservers()
 
@@ -134,6 +137,7 @@ export class VaultClient {
     this.users = new UsersApi(context)
     this.doseResponse = new DoseResponseApi(context)
     this.deepLearning = new DeepLearningApi(context)
+    this.#pulls = pullsOf(Object.values(this))
   }
 
   /** True after the server refused the token itself, until a different token is supplied. */
@@ -159,4 +163,22 @@ export class VaultClient {
   setToken(token: TokenSource): void {
     this.#credentials.replace(token)
   }
+
+  /** The calls that read a kind for sync, from the resource that serves it (its `pulls`). */
+  pullOf(kind: RecordKindName): KindPull | undefined {
+    return this.#pulls.get(kind)
+  }
+}
+
+/** Every kind the resources serve to sync, each from exactly one resource. */
+function pullsOf(resources: readonly unknown[]): Map<string, KindPull> {
+  const pulls = new Map<string, KindPull>()
+  for (const resource of resources) {
+    const served = (resource as { pulls?: KindPulls } | null)?.pulls
+    for (const [kind, pull] of Object.entries(served ?? {})) {
+      if (pulls.has(kind)) throw new Error(`Two API resources serve ${kind} to sync.`)
+      pulls.set(kind, pull)
+    }
+  }
+  return pulls
 }

@@ -1,5 +1,6 @@
-import type { FinishedExport, Page, PageWindow } from '../api/index.ts'
-import type { RecordKindName } from '../store/record-kinds.ts'
+import type { FinishedExport, KindPull, Page, PageWindow, VaultClient } from '../api/index.ts'
+import { kindDeclarations, type RecordKindName } from '../../src-common/records/record-kinds.ts'
+import type { PullDeclaration } from '../../src-common/records/kind-declaration.ts'
 import type { PullContext } from './pull-context.ts'
 
 /**
@@ -8,6 +9,9 @@ import type { PullContext } from './pull-context.ts'
  * reference refresh is due (an hour by default), on demand and on a first sync; so are the
  * deletion checks of the kinds read by changes. A pass in between asks each changes kind only what
  * changed since the last pass: one request per kind when little did.
+ *
+ * Plans are assembled from what each kind declares (`pull` in `src-common/records/kinds/`) and
+ * the calls of the API resource that serves it (its `pulls`).
  */
 interface PlanBase {
   kind: RecordKindName
@@ -73,163 +77,72 @@ export interface DoseResponseKinds extends PlanBase {
 
 export type KindPlan = ListedKind | PagedKind | IncrementalKind | DoseResponseKinds
 
-async function allOf(ids: AsyncIterable<number>): Promise<number[]> {
-  const out: number[] = []
-  for await (const id of ids) out.push(id)
-  return out
+/**
+ * Every kind a person can reach in a vault, in the order they are pulled (each kind's declared
+ * `pull.order`): reference data first, then the registry, assays (readout rows first: they decide
+ * whether protocols, runs and dose response are read in a pass between refreshes; protocols
+ * before their dose-response calculations, which are found through them), inventory and the
+ * notebook. Each plan calls what the kind's API resource serves (`client.pullOf`).
+ */
+export function kindPlansOf(client: VaultClient): readonly KindPlan[] {
+  let plans = plansByClient.get(client)
+  if (!plans) {
+    plans = kindDeclarations
+      .flatMap((kind) => (kind.pull ? [{ kind: kind.name, pull: kind.pull }] : []))
+      .sort((a, b) => a.pull.order - b.pull.order)
+      .map(({ kind, pull }) => planOf(kind, pull, client.pullOf(kind)))
+    plansByClient.set(client, plans)
+  }
+  return plans
 }
 
-/**
- * Every kind a person can reach in a vault, in the order they are pulled: reference data first,
- * then the registry, assays (readout rows first: they decide whether protocols, runs and dose
- * response are read in a pass between refreshes; protocols before their dose-response
- * calculations, which are found through them), inventory and the notebook.
- */
-export const kindPlans: readonly KindPlan[] = [
-  {
-    kind: 'projects',
-    mode: 'listed',
-    fetch: ({ client, vaultId, call }) => client.projects.list(vaultId, call),
-  },
-  {
-    kind: 'data_sets',
-    mode: 'listed',
-    fetch: ({ client, vaultId, call }) => client.dataSets.list(vaultId, call),
-  },
-  {
-    kind: 'fields',
-    mode: 'listed',
-    fetch: async ({ client, vaultId, call }) =>
-      Object.values(await client.vaults.fields(vaultId, call)).flat(),
-  },
-  {
-    kind: 'users',
-    mode: 'listed',
-    adminOnly: true,
-    fetch: ({ client, vaultId, call }) =>
-      client.users.list(vaultId, { include_projects: true }, call),
-  },
-  {
-    kind: 'molecules',
-    mode: 'incremental',
-    carries: 'batches',
-    page: ({ client, vaultId, call }, window, since) =>
-      client.molecules.query(vaultId, { ...window, ...modifiedAfter(since) }, call),
-    ids: ({ client, vaultId, call }) => allOf(client.molecules.queryIds(vaultId, {}, call)),
-    exportAll: ({ client, vaultId, call }) => client.molecules.export(vaultId, {}, call),
-  },
-  {
-    // Batches arrive inside their molecules; this pass catches batches changed on their own.
-    kind: 'batches',
-    mode: 'incremental',
-    page: ({ client, vaultId, call }, window, since) =>
-      client.batches.query(
-        vaultId,
-        { ...window, ...modifiedAfter(since), only_molecule_ids: true },
-        call,
-      ),
-    ids: ({ client, vaultId, call }) => allOf(client.batches.queryIds(vaultId, {}, call)),
-  },
-  {
-    kind: 'collections',
-    mode: 'incremental',
-    page: ({ client, vaultId, call }, window, since) =>
-      client.collections.query(
-        vaultId,
-        { ...window, ...modifiedAfter(since), include_molecule_ids: true },
-        call,
-      ),
-    ids: ({ client, vaultId, call }) => allOf(client.collections.queryIds(vaultId, {}, call)),
-  },
-  {
-    kind: 'readout_rows',
-    mode: 'incremental',
-    page: ({ client, vaultId, call }, window, since) =>
-      client.readoutRows.query(vaultId, { ...window, ...modifiedAfter(since) }, call),
-    ids: ({ client, vaultId, call }) => allOf(client.readoutRows.queryIds(vaultId, {}, call)),
-    exportAll: ({ client, vaultId, call }) => client.readoutRows.export(vaultId, {}, call),
-  },
-  {
-    kind: 'protocols',
-    mode: 'paged',
-    followsReadouts: true,
-    page: ({ client, vaultId, call }, window) => client.protocols.list(vaultId, window, call),
-  },
-  { kind: 'dose_response_calculations', mode: 'dose_response' },
-  {
-    kind: 'runs',
-    mode: 'paged',
-    followsReadouts: true,
-    keep: ['plate_statistics'],
-    page: ({ client, vaultId, call }, window) => client.runs.list(vaultId, window, call),
-  },
-  {
-    kind: 'plates',
-    mode: 'paged',
-    page: ({ client, vaultId, call }, window) => client.plates.query(vaultId, window, call),
-  },
-  {
-    kind: 'control_layouts',
-    mode: 'incremental',
-    onRefresh: true,
-    page: ({ client, vaultId, call }, window, since) =>
-      client.controlLayouts.list(vaultId, { ...window, ...modifiedAfter(since) }, call),
-    ids: ({ client, vaultId, call }) => allOf(client.controlLayouts.listIds(vaultId, {}, call)),
-  },
-  {
-    kind: 'inventory_locations',
-    mode: 'listed',
-    fetch: ({ client, vaultId, call }) => client.inventory.locations(vaultId, call),
-  },
-  {
-    // The server keeps no id listing of samples, so deletions are only seen in a whole listing.
-    kind: 'inventory_samples',
-    mode: 'incremental',
-    page: ({ client, vaultId, call }, window, since) =>
-      client.inventory.samples(vaultId, { ...window, ...modifiedAfter(since) }, call),
-  },
-  {
-    // The entries query is for administrators and cannot be filtered by time: others' entries
-    // arrive with the reference refresh; entries a person creates reach the cache through the
-    // outbox, which stores the server's answer.
-    kind: 'eln_entries',
-    mode: 'listed',
-    adminOnly: true,
-    fetch: ({ client, vaultId, call }) => client.elnEntries.query(vaultId, {}, call),
-  },
-  {
-    kind: 'saved_searches',
-    mode: 'listed',
-    fetch: ({ client, vaultId, call }) => client.searches.list(vaultId, call),
-  },
-  {
-    kind: 'mapping_templates',
-    mode: 'listed',
-    fetch: ({ client, vaultId, call }) => client.mappingTemplates.list(vaultId, call),
-  },
-  {
-    kind: 'import_parsers',
-    mode: 'listed',
-    fetch: ({ client, vaultId, call }) => client.importParsers.list(vaultId, call),
-  },
-  {
-    kind: 'registration_forms',
-    mode: 'listed',
-    fetch: ({ client, vaultId, call }) => client.registration.forms(vaultId, call),
-  },
-  {
-    kind: 'registration_systems',
-    mode: 'listed',
-    fetch: ({ client, vaultId, call }) => client.registration.systems(vaultId, call),
-  },
-  {
-    kind: 'vault_status',
-    mode: 'listed',
-    adminOnly: true,
-    fetch: async ({ client, vaultId, call }) => [await client.vaultStatus.get(vaultId, call)],
-  },
-]
+const plansByClient = new WeakMap<VaultClient, readonly KindPlan[]>()
 
-function modifiedAfter(since: string | null): { modified_after?: string } {
-  return since === null ? {} : { modified_after: since }
+/** A kind's plan from its declaration and the calls its API resource serves. */
+function planOf(
+  kind: RecordKindName,
+  pull: PullDeclaration,
+  calls: KindPull | undefined,
+): KindPlan {
+  const needed = (name: keyof KindPull): never => {
+    throw new Error(`No API resource gives ${kind} its ${name} call (a resource's \`pulls\`).`)
+  }
+  const base = { kind, ...(pull.followsReadouts ? { followsReadouts: true as const } : {}) }
+  switch (pull.mode) {
+    case 'listed': {
+      const fetch = calls?.fetch ?? needed('fetch')
+      return {
+        ...base,
+        mode: 'listed',
+        ...(pull.adminOnly ? { adminOnly: true } : {}),
+        fetch: ({ vaultId, call }) => fetch(vaultId, call),
+      }
+    }
+    case 'paged': {
+      const page = calls?.page ?? needed('page')
+      return {
+        ...base,
+        mode: 'paged',
+        ...(pull.keep ? { keep: pull.keep } : {}),
+        page: ({ vaultId, call }, window) => page(vaultId, window, null, call),
+      }
+    }
+    case 'incremental': {
+      const page = calls?.page ?? needed('page')
+      const { ids, exportAll } = calls ?? {}
+      return {
+        ...base,
+        mode: 'incremental',
+        ...(pull.carries ? { carries: pull.carries as RecordKindName } : {}),
+        ...(pull.onRefresh ? { onRefresh: true as const } : {}),
+        page: ({ vaultId, call }, window, since) => page(vaultId, window, since, call),
+        ...(ids ? { ids: ({ vaultId, call }: PullContext) => ids(vaultId, call) } : {}),
+        ...(exportAll
+          ? { exportAll: ({ vaultId, call }: PullContext) => exportAll(vaultId, call) }
+          : {}),
+      }
+    }
+    case 'dose_response':
+      return { ...base, kind: 'dose_response_calculations', mode: 'dose_response' }
+  }
 }

@@ -14,7 +14,7 @@ import {
   type PassPosition,
 } from './kind-cursor.ts'
 import {
-  kindPlans,
+  kindPlansOf,
   type IncrementalKind,
   type KindPlan,
   type ListedKind,
@@ -114,8 +114,9 @@ export async function pullVault(options: VaultPullOptions): Promise<VaultPullRes
       }
     }
   }
-  await Promise.all(kindLanes(kindPlans).map(runLane))
-  const inPlanOrder = kindPlans.map((plan) => plan.kind)
+  const plans = kindPlansOf(client)
+  await Promise.all(kindLanes(plans).map(runLane))
+  const inPlanOrder = plans.map((plan) => plan.kind)
   const result: VaultPullResult = {
     vaultId,
     unreachable: null,

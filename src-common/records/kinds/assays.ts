@@ -27,6 +27,7 @@ const protocolFilter = {
 export const protocols = declareKind({
   name: 'protocols',
   code: 10,
+  pull: { order: 90, mode: 'paged', followsReadouts: true },
   singular: 'Protocol',
   plural: 'Protocols',
   columns: [
@@ -115,6 +116,7 @@ export const protocols = declareKind({
 export const runs = declareKind({
   name: 'runs',
   code: 11,
+  pull: { order: 110, mode: 'paged', followsReadouts: true, keep: ['plate_statistics'] },
   singular: 'Run',
   plural: 'Runs',
   nameOf: (record) => toText(record.name) ?? toText(record.run_date),
@@ -197,6 +199,7 @@ const wellOf = (record: Record<string, unknown>) =>
 export const readoutRows = declareKind({
   name: 'readout_rows',
   code: 12,
+  pull: { order: 80, mode: 'incremental' },
   singular: 'Readout row',
   plural: 'Readout rows',
   columns: [
@@ -319,6 +322,7 @@ export const readoutRows = declareKind({
 export const controlLayouts = declareKind({
   name: 'control_layouts',
   code: 14,
+  pull: { order: 130, mode: 'incremental', onRefresh: true },
   singular: 'Control layout',
   plural: 'Control layouts',
   columns: [
@@ -332,6 +336,7 @@ export const controlLayouts = declareKind({
 export const doseResponseCalculations = declareKind({
   name: 'dose_response_calculations',
   code: 24,
+  pull: { order: 100, mode: 'dose_response' },
   singular: 'Dose-response calculation',
   plural: 'Dose-response calculations',
   nameOf: (record) => toText(record.name) ?? toText(record.equation_type),

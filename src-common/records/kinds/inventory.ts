@@ -13,6 +13,7 @@ const sampleUnits = ['g', 'mg', 'µg', 'mL', 'µL', 'mM', 'µM', 'count'] as con
 export const inventoryLocations = declareKind({
   name: 'inventory_locations',
   code: 15,
+  pull: { order: 140, mode: 'listed' },
   singular: 'Location',
   plural: 'Locations',
   nameOf: (record) => toText(record.value ?? record.name),
@@ -36,6 +37,8 @@ export const inventoryLocations = declareKind({
 export const inventorySamples = declareKind({
   name: 'inventory_samples',
   code: 16,
+  // The server keeps no id listing of samples, so deletions are only seen in a whole listing.
+  pull: { order: 150, mode: 'incremental' },
   singular: 'Sample',
   plural: 'Samples',
   columns: [

@@ -18,6 +18,10 @@ function referencedFiles(entry: Record<string, unknown>): (number | null)[] {
 export const elnEntries = declareKind({
   name: 'eln_entries',
   code: 17,
+  // The entries query is for administrators and cannot be filtered by time: others' entries
+  // arrive with the reference refresh; entries a person creates reach the cache through the
+  // outbox, which stores the server's answer.
+  pull: { order: 160, mode: 'listed', adminOnly: true },
   singular: 'Notebook entry',
   plural: 'Notebook entries',
   nameOf: (record) => toText(record.name ?? record.title),

@@ -12,6 +12,7 @@ const wellLinks = (member: string) => (record: Record<string, unknown>) =>
 export const plates = declareKind({
   name: 'plates',
   code: 13,
+  pull: { order: 120, mode: 'paged' },
   singular: 'Plate',
   plural: 'Plates',
   columns: [text('location', 'location', { sortable: true, filterable: true })],

@@ -20,6 +20,7 @@ export const vaults = declareKind({
 export const projects = declareKind({
   name: 'projects',
   code: 2,
+  pull: { order: 10, mode: 'listed' },
   singular: 'Project',
   plural: 'Projects',
   searchOf: nameOnly,
@@ -28,6 +29,7 @@ export const projects = declareKind({
 export const dataSets = declareKind({
   name: 'data_sets',
   code: 3,
+  pull: { order: 20, mode: 'listed' },
   singular: 'Data set',
   plural: 'Data sets',
   searchOf: nameOnly,
@@ -36,6 +38,7 @@ export const dataSets = declareKind({
 export const fields = declareKind({
   name: 'fields',
   code: 4,
+  pull: { order: 30, mode: 'listed' },
   singular: 'Field definition',
   plural: 'Field definitions',
   columns: [
@@ -59,6 +62,7 @@ export const pickListValues = declareKind({
 export const users = declareKind({
   name: 'users',
   code: 6,
+  pull: { order: 40, mode: 'listed', adminOnly: true },
   singular: 'User',
   plural: 'Users',
   nameOf: (record) => toPersonName(record) ?? toText(record.email),
@@ -72,6 +76,7 @@ export const users = declareKind({
 export const collections = declareKind({
   name: 'collections',
   code: 9,
+  pull: { order: 70, mode: 'incremental' },
   singular: 'Collection',
   plural: 'Collections',
   columns: [
@@ -84,6 +89,7 @@ export const collections = declareKind({
 export const savedSearches = declareKind({
   name: 'saved_searches',
   code: 19,
+  pull: { order: 170, mode: 'listed' },
   singular: 'Saved search',
   plural: 'Saved searches',
   idOf: (record) => record.id ?? record.saved_search_session_id,
@@ -105,6 +111,7 @@ export const savedSearches = declareKind({
 export const mappingTemplates = declareKind({
   name: 'mapping_templates',
   code: 20,
+  pull: { order: 180, mode: 'listed' },
   singular: 'Mapping template',
   plural: 'Mapping templates',
   columns: [person('owner', 'owner', { sortable: true, filterable: true })],
@@ -114,6 +121,7 @@ export const mappingTemplates = declareKind({
 export const importParsers = declareKind({
   name: 'import_parsers',
   code: 21,
+  pull: { order: 190, mode: 'listed' },
   singular: 'Import parser',
   plural: 'Import parsers',
   searchOf: nameOnly,
@@ -122,6 +130,7 @@ export const importParsers = declareKind({
 export const registrationForms = declareKind({
   name: 'registration_forms',
   code: 22,
+  pull: { order: 200, mode: 'listed' },
   singular: 'Registration form',
   plural: 'Registration forms',
   searchOf: nameOnly,
@@ -130,6 +139,7 @@ export const registrationForms = declareKind({
 export const registrationSystems = declareKind({
   name: 'registration_systems',
   code: 23,
+  pull: { order: 210, mode: 'listed' },
   singular: 'Registration system',
   plural: 'Registration systems',
   searchOf: nameOnly,
@@ -138,6 +148,7 @@ export const registrationSystems = declareKind({
 export const vaultStatus = declareKind({
   name: 'vault_status',
   code: 26,
+  pull: { order: 220, mode: 'listed', adminOnly: true },
   singular: 'Vault status',
   plural: 'Vault status',
   idOf: (_record, vaultId) => vaultId,

@@ -21,6 +21,7 @@ const projectList = (record: Record<string, unknown>): number[] => toLinkIds(rec
 export const molecules = declareKind({
   name: 'molecules',
   code: 7,
+  pull: { order: 50, mode: 'incremental', carries: 'batches' },
   singular: 'Molecule',
   plural: 'Molecules',
   columns: [
@@ -151,6 +152,8 @@ const batchTitle: ListColumn = {
 export const batches = declareKind({
   name: 'batches',
   code: 8,
+  // Batches arrive inside their molecules; this pass catches batches changed on their own.
+  pull: { order: 60, mode: 'incremental' },
   singular: 'Batch',
   plural: 'Batches',
   columns: [

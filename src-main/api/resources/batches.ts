@@ -1,3 +1,4 @@
+import { modifiedAfter, allOf, type KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { Page } from '../envelope.ts'
@@ -71,6 +72,15 @@ export interface BatchExportOptions extends ExportOptions {
 type Query = BatchQuery | BatchIdsQuery
 
 export class BatchesApi {
+  /** How sync reads batches changed on their own (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    batches: {
+      page: (vaultId, window, since, call) =>
+        this.query(vaultId, { ...window, ...modifiedAfter(since), only_molecule_ids: true }, call),
+      ids: (vaultId, call) => allOf(this.queryIds(vaultId, {}, call)),
+    },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import { modifiedAfter, allOf, type KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { Page } from '../envelope.ts'
@@ -42,6 +43,19 @@ export interface CollectionQuery {
 }
 
 export class CollectionsApi {
+  /** How sync reads collections (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    collections: {
+      page: (vaultId, window, since, call) =>
+        this.query(
+          vaultId,
+          { ...window, ...modifiedAfter(since), include_molecule_ids: true },
+          call,
+        ),
+      ids: (vaultId, call) => allOf(this.queryIds(vaultId, {}, call)),
+    },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import { modifiedAfter, allOf, type KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { DateInput } from '../dates.ts'
@@ -59,6 +60,15 @@ export interface ControlLayoutListParams {
 }
 
 export class ControlLayoutsApi {
+  /** How sync reads control layouts (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    control_layouts: {
+      page: (vaultId, window, since, call) =>
+        this.list(vaultId, { ...window, ...modifiedAfter(since) }, call),
+      ids: (vaultId, call) => allOf(this.listIds(vaultId, {}, call)),
+    },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

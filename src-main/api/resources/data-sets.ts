@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { list } from '../envelope.ts'
@@ -9,6 +10,11 @@ export type DataSet = Infer<typeof dataSet>
 
 /** Public data sets of a vault. */
 export class DataSetsApi {
+  /** How sync reads data sets (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    data_sets: { fetch: (vaultId, call) => this.list(vaultId, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

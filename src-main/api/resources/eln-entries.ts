@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { DateInput } from '../dates.ts'
@@ -68,6 +69,11 @@ export type ElnStatusAction =
   | { status_action: 'approve' | 'cancel' | 'finalize' | 'discard' }
 
 export class ElnEntriesApi {
+  /** How sync reads notebook entries (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    eln_entries: { fetch: (vaultId, call) => this.query(vaultId, {}, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { list } from '../envelope.ts'
@@ -15,6 +16,11 @@ const importParser = object({
 export type ImportParser = Infer<typeof importParser>
 
 export class ImportParsersApi {
+  /** How sync reads import parsers (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    import_parsers: { fetch: (vaultId, call) => this.list(vaultId, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

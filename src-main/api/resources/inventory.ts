@@ -1,3 +1,4 @@
+import { modifiedAfter, type KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { DateInput } from '../dates.ts'
@@ -94,6 +95,15 @@ export interface InventorySampleListParams {
 
 /** Locations and samples; samples need inventory fields enabled for the vault. */
 export class InventoryApi {
+  /** How sync reads the location tree and samples (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    inventory_locations: { fetch: (vaultId, call) => this.locations(vaultId, call) },
+    inventory_samples: {
+      page: (vaultId, window, since, call) =>
+        this.samples(vaultId, { ...window, ...modifiedAfter(since) }, call),
+    },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

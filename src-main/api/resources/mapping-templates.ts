@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { list } from '../envelope.ts'
@@ -28,6 +29,11 @@ const mappingTemplate = object({
 export type MappingTemplate = Infer<typeof mappingTemplate>
 
 export class MappingTemplatesApi {
+  /** How sync reads mapping templates (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    mapping_templates: { fetch: (vaultId, call) => this.list(vaultId, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import { modifiedAfter, allOf, type KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { Page } from '../envelope.ts'
@@ -75,6 +76,16 @@ export interface MoleculeExportOptions extends ExportOptions {
 type Query = MoleculeQuery | MoleculeIdsQuery
 
 export class MoleculesApi {
+  /** How sync reads molecules (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    molecules: {
+      page: (vaultId, window, since, call) =>
+        this.query(vaultId, { ...window, ...modifiedAfter(since) }, call),
+      ids: (vaultId, call) => allOf(this.queryIds(vaultId, {}, call)),
+      exportAll: (vaultId, call) => this.export(vaultId, {}, call),
+    },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { Page } from '../envelope.ts'
@@ -69,6 +70,11 @@ export interface PlateQuery {
 }
 
 export class PlatesApi {
+  /** How sync reads plates (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    plates: { page: (vaultId, window, _since, call) => this.query(vaultId, window, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { list } from '../envelope.ts'
@@ -47,6 +48,11 @@ export interface ProjectWrite {
 }
 
 export class ProjectsApi {
+  /** How sync reads projects (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    projects: { fetch: (vaultId, call) => this.list(vaultId, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { Page } from '../envelope.ts'
@@ -47,6 +48,11 @@ export interface PlotParams {
  * Protocols, their data (detail rows with the matching aggregates merged in) and their plots.
  */
 export class ProtocolsApi {
+  /** How sync reads protocols (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    protocols: { page: (vaultId, window, _since, call) => this.list(vaultId, window, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import { modifiedAfter, allOf, type KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { DateInput } from '../dates.ts'
@@ -40,6 +41,16 @@ export interface ReadoutRowExportOptions extends ExportOptions {
 }
 
 export class ReadoutRowsApi {
+  /** How sync reads readout rows (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    readout_rows: {
+      page: (vaultId, window, since, call) =>
+        this.query(vaultId, { ...window, ...modifiedAfter(since) }, call),
+      ids: (vaultId, call) => allOf(this.queryIds(vaultId, {}, call)),
+      exportAll: (vaultId, call) => this.export(vaultId, {}, call),
+    },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

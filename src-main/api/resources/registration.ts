@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { list } from '../envelope.ts'
@@ -13,6 +14,12 @@ export type RegistrationSystem = Infer<typeof registrationSystem>
 
 /** Registration forms and systems of a registration vault. */
 export class RegistrationApi {
+  /** How sync reads registration forms and systems (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    registration_forms: { fetch: (vaultId, call) => this.forms(vaultId, call) },
+    registration_systems: { fetch: (vaultId, call) => this.systems(vaultId, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, checkedId, vaultPath } from '../call.ts'
 import type { DateInput } from '../dates.ts'
@@ -30,6 +31,11 @@ export interface RunUpdate {
 
 /** Runs of protocols; changes need write permission. */
 export class RunsApi {
+  /** How sync reads runs (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    runs: { page: (vaultId, window, _since, call) => this.list(vaultId, window, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

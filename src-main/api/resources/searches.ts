@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { list } from '../envelope.ts'
@@ -56,6 +57,11 @@ export interface SavedSearchRunOptions extends ExportOptions {
 }
 
 export class SearchesApi {
+  /** How sync reads saved searches (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    saved_searches: { fetch: (vaultId, call) => this.list(vaultId, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { list } from '../envelope.ts'
@@ -27,6 +28,11 @@ export type User = Infer<typeof user>
 
 /** Members of a vault; vault administrators only. */
 export class UsersApi {
+  /** How sync reads users (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    users: { fetch: (vaultId, call) => this.list(vaultId, { include_projects: true }, call) },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

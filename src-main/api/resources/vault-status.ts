@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import {
@@ -43,6 +44,11 @@ export type VaultStatus = Infer<typeof vaultStatus>
 
 /** Running imports, recalculating protocols and background processing; administrators only. */
 export class VaultStatusApi {
+  /** How sync reads the vault's status (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    vault_status: { fetch: async (vaultId, call) => [await this.get(vaultId, call)] },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {

@@ -1,3 +1,4 @@
+import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import type { DateInput } from '../dates.ts'
@@ -70,6 +71,13 @@ export interface ApiUsageRange {
 
 /** The vaults a key reaches, their field definitions and the key's API time. */
 export class VaultsApi {
+  /** How sync reads field definitions (src-main/sync/kind-plans.ts). */
+  readonly pulls: KindPulls = {
+    fields: {
+      fetch: async (vaultId, call) => Object.values(await this.fields(vaultId, call)).flat(),
+    },
+  }
+
   readonly #context: ApiContext
 
   constructor(context: ApiContext) {
