@@ -16,9 +16,22 @@ export interface Section {
   emptyDetail: string
   /** The record lists the section shows, as tabs (its kinds', in their order); the first leads. */
   lists: readonly ListKind[]
+  /** Screens of the section beside its lists (the results table), as tabs after them. */
+  views: readonly SectionView[]
 }
 
-const details: Record<SectionId, Omit<Section, 'id' | 'lists'>> = {
+export type SectionViewId = 'results'
+
+export interface SectionView {
+  id: SectionViewId
+  label: string
+}
+
+const views: Partial<Record<SectionId, readonly SectionView[]>> = {
+  assays: [{ id: 'results', label: 'Results' }],
+}
+
+const details: Record<SectionId, Omit<Section, 'id' | 'lists' | 'views'>> = {
   molecules: {
     label: 'Molecules',
     icon: 'molecule',
@@ -85,5 +98,5 @@ export function isSectionId(value: string): value is SectionId {
 }
 
 export function sectionById(id: SectionId): Section {
-  return { id, ...details[id], lists: listsOf(id) }
+  return { id, ...details[id], lists: listsOf(id), views: views[id] ?? [] }
 }

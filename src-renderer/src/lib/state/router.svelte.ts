@@ -7,7 +7,19 @@ import {
   type ListKind,
 } from '../records/browse-kinds.ts'
 import { matchOf, type StructureMatch } from '../records/structure-match.ts'
-import { isSectionId, sectionById, type SectionId } from '../sections.ts'
+import {
+  parseResultsQuery,
+  resultsHref,
+  resultsPath,
+  type ResultsQuestion,
+} from '../results/results-address.ts'
+import {
+  isSectionId,
+  sectionById,
+  type Section,
+  type SectionId,
+  type SectionViewId,
+} from '../sections.ts'
 
 export type { StructureMatch }
 
@@ -15,6 +27,8 @@ export type Route =
   /** A section, showing one of its lists (none for the outbox). */
   | { kind: 'section'; section: SectionId; list: ListKind | null }
   | { kind: 'record'; record: BrowseKind; id: number; match?: StructureMatch }
+  /** A results table of the assays, its columns, order and filters in the address. */
+  | { kind: 'results'; question: ResultsQuestion }
   /** A notebook entry written offline, named by the outbox item creating it. */
   | { kind: 'draft'; item: number }
   | { kind: 'gallery' }
@@ -29,13 +43,15 @@ function sectionRoute(section: SectionId): Route {
 /**
  * Routes live in the URL's hash, which works the same from file:// and http://: `#/batches` (a
  * section), `#/runs` (one of a section's lists), `#/molecules/12` (one record),
- * `#/molecules/12?substructure=c1ccccc1` (a molecule found by a substructure search).
+ * `#/molecules/12?substructure=c1ccccc1` (a molecule found by a substructure search),
+ * `#/results?columns=3:12,3:15&sort=3:12` (a results table: see results-address.ts).
  */
 export function parseRoute(hash: string): Route {
   // A query after `?` says how a record was reached (the substructure a molecule was found by).
   const [path = '', search] = hash.replace(/^#\/?/, '').split(/\?(.*)/s, 2)
   if (path === '') return sectionRoute(defaultSection)
   if (path === 'gallery') return { kind: 'gallery' }
+  if (path === resultsPath) return { kind: 'results', question: parseResultsQuery(search ?? '') }
   if (isSectionId(path)) return sectionRoute(path)
   const draft = /^entries\/new\/(\d{1,15})$/.exec(path)
   if (draft) return { kind: 'draft', item: Number(draft[1]) }
@@ -63,9 +79,31 @@ export function sectionListHref(section: SectionId, kind: BrowseKind): string {
   return sectionById(section).lists[0] === kind ? sectionHref(section) : listHref(kind)
 }
 
+/** A tab of a section: one of its lists, or another of its screens. */
+export interface SectionTab {
+  id: ListKind | SectionViewId
+  label: string
+  href: string
+}
+
+const viewHrefs: Record<SectionViewId, string> = { results: resultsHref() }
+
+/** The tabs of a section: its lists, then its other screens. */
+export function sectionTabs(section: Section): SectionTab[] {
+  return [
+    ...section.lists.map((kind) => ({
+      id: kind,
+      label: browseKind(kind).plural,
+      href: sectionListHref(section.id, kind),
+    })),
+    ...section.views.map((view) => ({ id: view.id, label: view.label, href: viewHrefs[view.id] })),
+  ]
+}
+
 /** The section the sidebar marks as current for a route. */
 export function sectionOf(route: Route): SectionId | null {
   if (route.kind === 'section') return route.section
+  if (route.kind === 'results') return 'assays'
   if (route.kind === 'record') return browseKind(route.record).section
   if (route.kind === 'draft') return 'notebook'
   return null

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { recordHref } from '../records/browse-kinds.ts'
 import { matchedMoleculeHref } from '../records/structure-match.ts'
-import { parseRoute, sectionHref, sectionListHref, sectionOf } from './router.svelte.ts'
+import { emptyQuestion, resultsHref } from '../results/results-address.ts'
+import { sectionById } from '../sections.ts'
+import {
+  parseRoute,
+  sectionHref,
+  sectionListHref,
+  sectionOf,
+  sectionTabs,
+} from './router.svelte.ts'
 
 describe('parseRoute', () => {
   it('opens molecules when there is no hash', () => {
@@ -83,6 +91,32 @@ describe('section addresses', () => {
     expect(sectionOf(parseRoute('#/runs/3'))).toBe('assays')
     expect(sectionOf(parseRoute('#/samples/3'))).toBe('inventory')
     expect(sectionOf(parseRoute('#/gallery'))).toBeNull()
+  })
+})
+
+describe('the results table', () => {
+  it('lives at its own address, with its question in the query, in the assays section', () => {
+    expect(parseRoute('#/results')).toEqual({ kind: 'results', question: emptyQuestion })
+    const question = {
+      ...emptyQuestion,
+      columns: [{ protocolId: 3, definitionId: 12 }],
+      sort: { column: '3:12', direction: 'desc' },
+      criteria: ['Kinase IC50 (ADP-Glo): IC50 < 1 uM'],
+    } as const
+    const route = parseRoute(resultsHref(question))
+    expect(route).toEqual({ kind: 'results', question })
+    expect(sectionOf(route)).toBe('assays')
+    expect(parseRoute('#/results/3')).toEqual({ kind: 'unknown', hash: '#/results/3' })
+  })
+
+  it('is a tab of the assays section, after its lists', () => {
+    expect(sectionTabs(sectionById('assays'))).toEqual([
+      { id: 'protocols', label: 'Protocols', href: '#/assays' },
+      { id: 'runs', label: 'Runs', href: '#/runs' },
+      { id: 'readout_rows', label: 'Readout rows', href: '#/readout-rows' },
+      { id: 'results', label: 'Results', href: '#/results' },
+    ])
+    expect(sectionTabs(sectionById('plates')).map((tab) => tab.id)).toEqual(['plates'])
   })
 })
 
