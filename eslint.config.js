@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint'
  * Layers of src-main, highest first: a layer may import only from layers listed after it (and from
  * src-common, below them all).
  */
-const layers = ['ipc', 'services', 'sync', 'store', 'api', 'secrets', 'chem', 'shared']
+const layers = ['ipc', 'services', 'sync', 'export', 'store', 'api', 'secrets', 'chem', 'shared']
 
 /** @param {string} layer */
 const importsAbove = (layer) =>
@@ -152,6 +152,24 @@ export default tseslint.config(
             {
               group: ['node:*', 'electron'],
               message: 'The renderer has no Node or Electron access.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Tests run under Node (vitest): they may start reference tools, as src-common's do.
+    files: ['src-renderer/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/src-main/**', '!**/src-main/ipc/contract.ts'],
+              message:
+                'The renderer imports src-common, and types from the contract (src-main/ipc/contract.ts) only.',
             },
           ],
         },

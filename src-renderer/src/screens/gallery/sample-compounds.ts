@@ -26,7 +26,7 @@ const stems = [
 ]
 
 /** A small, seeded generator (mulberry32), so the gallery shows the same rows every time. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0
