@@ -1,0 +1,631 @@
+import type Database from 'better-sqlite3'
+import {
+  protocolEntryOf,
+  type ReadoutDefinitionEntry,
+} from '../../src-common/analysis/readouts/catalogue.ts'
+import { indexedCellOf } from '../../src-common/analysis/readouts/comparisons.ts'
+import { givenText } from '../../src-common/analysis/readouts/readout-value.ts'
+import { readResultRow } from '../../src-common/analysis/readouts/result-rows.ts'
+import {
+  isObject,
+  toId,
+  toLinkId,
+  toNumber,
+  toText,
+  type JsonObject,
+} from '../../src-common/values.ts'
+
+/**
+ * The data series of dose-response calculations with their points, from the cache: the
+ * calculations and series as the vault sent them, and each series' points from the readout value
+ * index (the detail rows of its batch and run, concentration and response in their definitions'
+ * units). However many series a selection holds, it is read with five statements (series, their
+ * count, calculations, protocols, cells), never one per series. Corrections still waiting in the
+ * outbox are laid over the index's cells before anything is reported, so that a well marked as an
+ * outlier offline is an outlier here at once.
+ */
+
+/** Which series: of a protocol, of a batch, or one; optionally one worker's share, or a page. */
+export interface CurveSelection {
+  protocolId?: number
+  batchId?: number
+  seriesId?: number
+  /**
+   * Only series whose batch id modulo `count` is `index` (a batch's series stay together): one
+   * worker's share. Of a page, its share of the page.
+   */
+  shard?: { index: number; count: number }
+  offset?: number
+  limit?: number
+}
+
+/** A readout row with changes waiting in the outbox: its cached copy with the changes applied. */
+export interface PendingReadoutRow {
+  rowId: number
+  record: JsonObject
+  /** The most pressing state of its items (queued, sending, conflict...). */
+  state: string
+  itemIds: number[]
+}
+
+export interface CurveReadout {
+  definitionId: number
+  /** Null when the protocol does not define it (a calculation naming a definition since removed). */
+  name: string | null
+  unit: string | null
+}
+
+export interface CurveCalculation {
+  id: number
+  protocolId: number
+  protocolName: string | null
+  name: string | null
+  /** As the vault names it; not necessarily one of the six (the fit then says so). */
+  equationType: string | null
+  response: CurveReadout | null
+  concentration: CurveReadout | null
+  result: CurveReadout | null
+  /** The calculation's constraints as the vault sent them (`fit_parameters`). */
+  fitParameters: unknown
+  minimumActivity: { min: number | null; max: number | null } | null
+}
+
+export interface CurvePoint {
+  rowId: number
+  plateId: number | null
+  well: string | null
+  /**
+   * In the concentration readout's unit: the number, or a qualified value's bound (see
+   * `concentrationModifier`); null for text, an empty cell or no cell.
+   */
+  concentration: number | null
+  concentrationModifier: string | null
+  /** In the response readout's unit; a qualified value's bound with `responseModifier`. */
+  response: number | null
+  /** `<`, `>`, `~`...: a censored response (`>30`), drawn apart and never fitted as a number. */
+  responseModifier: string | null
+  /** The cells as given (`>30`, `n.d.`, `850 nM`); null for an empty cell or no cell. */
+  concentrationText: string | null
+  responseText: string | null
+  /** Flagged as an outlier (by the vault, or by a correction waiting in the outbox). */
+  outlier: boolean
+  /** A correction of this row waits in the outbox (its state and items); null otherwise. */
+  pending: { state: string; itemIds: number[] } | null
+}
+
+/** What the vault said of a series' curve. */
+export interface VaultFit {
+  /** `fitted`, `inactive` or `failed` as the vault says; null when it did not say. */
+  status: string | null
+  /** Its fitted parameters (numbers), null when it sent none. */
+  parameters: Record<string, number> | null
+  rSquared: number | null
+  pointsUsed: number | null
+  error: string | null
+  /** The cell it wrote to the result readout (`>30` when outside the tested range). */
+  result: { value: number | null; modifier: string | null; note: string | null } | null
+  /**
+   * Whether the vault fitted the points the cache holds (same rows, values and outlier flags):
+   * false when readout rows changed since the series was synced; null when it listed no points.
+   */
+  samePoints: boolean | null
+}
+
+export interface CurveSeriesData {
+  id: number
+  calculationId: number
+  protocolId: number
+  batchId: number | null
+  moleculeId: number | null
+  runId: number | null
+  runDate: string | null
+  /** The equation type the series record names (its calculation's, normally). */
+  equationType: string | null
+  /** The series' own constraints as the vault sent them; they override the calculation's. */
+  fitParameters: unknown
+  vault: VaultFit
+  /** Ordered by concentration (cells without one last), then row. */
+  points: CurvePoint[]
+}
+
+export interface CurveData {
+  calculations: CurveCalculation[]
+  /** Series in the selection before paging (or sharding). */
+  total: number
+  series: CurveSeriesData[]
+}
+
+interface SeriesRow {
+  id: number
+  calculation_id: number
+  batch_id: number | null
+  run_id: number | null
+  protocol_id: number
+  json: string
+}
+
+interface CalculationRow {
+  id: number
+  protocol_id: number
+  name: string | null
+  json: string
+}
+
+/** A cell of the index: row, run, batch, definition, plate, well, outlier, kind, number, modifier, text. */
+type CellRow = [
+  number,
+  number | null,
+  number | null,
+  number,
+  number | null,
+  string | null,
+  number,
+  string,
+  number | null,
+  string | null,
+  string | null,
+]
+
+/** A cell as the index holds it, or as a pending correction makes it. */
+interface Cell {
+  kind: string
+  number: number | null
+  modifier: string | null
+  text: string | null
+  outlier: boolean
+}
+
+interface RowCells {
+  rowId: number
+  plateId: number | null
+  well: string | null
+  cells: Map<number, Cell>
+}
+
+/** Above this many series a selection's cells are read by definition, not batch by batch. */
+const batchLookupLimit = 200
+
+export class CurveQueries {
+  readonly #db: Database.Database
+  readonly #statements = new Map<string, Database.Statement>()
+
+  constructor(db: Database.Database) {
+    this.#db = db
+  }
+
+  /** The series of a selection with their calculations and points, pending corrections applied. */
+  read(
+    vaultId: number,
+    selection: CurveSelection,
+    pending: readonly PendingReadoutRow[] = [],
+  ): CurveData {
+    if (
+      selection.protocolId === undefined &&
+      selection.batchId === undefined &&
+      selection.seriesId === undefined
+    ) {
+      throw new Error('A selection of curves names a protocol, a batch or a series.')
+    }
+    const { rows: seriesRows, total } = this.#seriesRows(vaultId, selection)
+    const calculations = this.#calculations(vaultId, selection.protocolId, seriesRows)
+    const byId = new Map(calculations.map((calculation) => [calculation.id, calculation]))
+    const rows = this.#rowCells(vaultId, calculations, seriesRows, selection)
+    const overrides = pendingOverrides(
+      pending,
+      new Map(calculations.map((calculation) => [calculation.protocolId, calculation.definitions])),
+    )
+    return {
+      calculations: calculations.map(
+        ({ definitions: _definitions, ...calculation }) => calculation,
+      ),
+      total,
+      series: seriesRows.map((row) =>
+        seriesData(row, byId.get(row.calculation_id) ?? null, rows, overrides),
+      ),
+    }
+  }
+
+  /**
+   * The selection's series in order (a page of them when asked), then the shard's share of those,
+   * with the number of series in the whole selection.
+   */
+  #seriesRows(vaultId: number, selection: CurveSelection): { rows: SeriesRow[]; total: number } {
+    const conditions = ['s.vault_id = @vaultId']
+    if (selection.protocolId !== undefined) conditions.push('c.protocol_id = @protocolId')
+    if (selection.batchId !== undefined) conditions.push('s.batch_id = @batchId')
+    if (selection.seriesId !== undefined) conditions.push('s.id = @seriesId')
+    const paged = selection.limit !== undefined || selection.offset !== undefined
+    const from = `FROM dose_response_series s
+                  JOIN dose_response_calculations c
+                    ON c.vault_id = s.vault_id AND c.id = s.calculation_id
+                 WHERE ${conditions.join(' AND ')}`
+    const order = 'c.protocol_id, s.calculation_id, s.run_id, s.batch_id, s.id'
+    const parameters = {
+      vaultId,
+      ...(selection.protocolId !== undefined ? { protocolId: selection.protocolId } : {}),
+      ...(selection.batchId !== undefined ? { batchId: selection.batchId } : {}),
+      ...(selection.seriesId !== undefined ? { seriesId: selection.seriesId } : {}),
+    }
+    const rows = this.#statement(
+      `WITH selected AS (
+         SELECT s.id, s.calculation_id, s.batch_id, s.run_id, c.protocol_id, s.json ${from}
+          ORDER BY ${order} ${paged ? 'LIMIT @limit OFFSET @offset' : ''})
+       SELECT * FROM selected
+        ${selection.shard ? 'WHERE batch_id % @shardCount = @shardIndex' : ''}
+        ORDER BY protocol_id, calculation_id, run_id, batch_id, id`,
+    ).all({
+      ...parameters,
+      ...(selection.shard
+        ? { shardCount: selection.shard.count, shardIndex: selection.shard.index }
+        : {}),
+      ...(paged ? { limit: selection.limit ?? -1, offset: selection.offset ?? 0 } : {}),
+    }) as SeriesRow[]
+    const whole = !paged && !selection.shard
+    const total = whole
+      ? rows.length
+      : (this.#statement(`SELECT count(*) ${from}`).pluck().get(parameters) as number)
+    return { rows, total }
+  }
+
+  /** The protocol's calculations (those without series too) and those the series belong to. */
+  #calculations(
+    vaultId: number,
+    protocolId: number | undefined,
+    seriesRows: readonly SeriesRow[],
+  ): (CurveCalculation & { definitions: Map<number, ReadoutDefinitionEntry> })[] {
+    const ids = [...new Set(seriesRows.map((row) => row.calculation_id))]
+    const rows = this.#statement(
+      `SELECT id, protocol_id, name, json FROM dose_response_calculations
+        WHERE vault_id = @vaultId
+          AND (protocol_id = @protocolId OR id IN (SELECT value FROM json_each(@ids)))
+        ORDER BY protocol_id, id`,
+    ).all({ vaultId, protocolId: protocolId ?? null, ids: JSON.stringify(ids) }) as CalculationRow[]
+    const protocols = new Map(
+      (
+        this.#statement(
+          `SELECT json FROM protocols
+            WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))`,
+        )
+          .pluck()
+          .all(
+            vaultId,
+            JSON.stringify([...new Set(rows.map((row) => row.protocol_id))]),
+          ) as string[]
+      ).flatMap((json) => {
+        const entry = protocolEntryOf(JSON.parse(json))
+        return entry ? [[entry.id, entry] as const] : []
+      }),
+    )
+    return rows.map((row) => {
+      const record = JSON.parse(row.json) as JsonObject
+      const protocol = protocols.get(row.protocol_id)
+      const definitions = new Map(
+        (protocol?.readouts ?? []).map((definition) => [definition.id, definition]),
+      )
+      const readout = (member: string): CurveReadout | null => {
+        const definitionId = toLinkId(record[member])
+        if (definitionId === null) return null
+        const definition = definitions.get(definitionId)
+        return {
+          definitionId,
+          name: definition?.name ?? null,
+          unit: definition?.unit || null,
+        }
+      }
+      const activity = isObject(record.minimum_activity) ? record.minimum_activity : null
+      const min = toNumber(activity?.min)
+      const max = toNumber(activity?.max)
+      return {
+        id: row.id,
+        protocolId: row.protocol_id,
+        protocolName: protocol?.name ?? null,
+        name: toText(record.name) ?? row.name,
+        equationType: toText(record.equation_type),
+        response: readout('readout_definition'),
+        concentration: readout('concentration_readout_definition'),
+        result: readout('result_readout_definition'),
+        fitParameters: record.fit_parameters ?? null,
+        minimumActivity: min === null && max === null ? null : { min, max },
+        definitions,
+      }
+    })
+  }
+
+  /**
+   * The concentration and response cells of the detail rows of the selection's batches and runs,
+   * by run and batch. A large selection reads the protocols' cells of those definitions; a few
+   * series (a batch, a page) read their batches' cells only.
+   */
+  #rowCells(
+    vaultId: number,
+    calculations: readonly CurveCalculation[],
+    seriesRows: readonly SeriesRow[],
+    selection: CurveSelection,
+  ): Map<string, RowCells[]> {
+    const definitionIds = [
+      ...new Set(
+        calculations.flatMap((calculation) =>
+          [calculation.concentration, calculation.response].flatMap((readout) =>
+            readout ? [readout.definitionId] : [],
+          ),
+        ),
+      ),
+    ]
+    const protocolIds = [...new Set(calculations.map((calculation) => calculation.protocolId))]
+    const wanted = new Set(seriesRows.map((row) => seriesKey(row.run_id, row.batch_id)))
+    const byBatch = seriesRows.length <= batchLookupLimit || selection.batchId !== undefined
+    const groups = new Map<string, Map<number, RowCells>>()
+    if (seriesRows.length === 0 || definitionIds.length === 0) return new Map()
+    const cells = this.#statement(
+      `SELECT row_id, run_id, batch_id, definition_id, plate_id, well, outlier, kind, number,
+              modifier, text
+         FROM readout_values
+        WHERE vault_id = @vaultId
+          AND ${byBatch ? 'batch_id IN (SELECT value FROM json_each(@batchIds))' : '1'}
+          AND definition_id IN (SELECT value FROM json_each(@definitionIds))
+          AND protocol_id IN (SELECT value FROM json_each(@protocolIds))
+          AND aggregate_row = 0
+          ${selection.shard ? 'AND batch_id % @shardCount = @shardIndex' : ''}`,
+    )
+      .raw()
+      .iterate({
+        ...(selection.shard
+          ? { shardCount: selection.shard.count, shardIndex: selection.shard.index }
+          : {}),
+        vaultId,
+        batchIds: JSON.stringify(
+          byBatch ? [...new Set(seriesRows.map((row) => row.batch_id))] : [],
+        ),
+        definitionIds: JSON.stringify(definitionIds),
+        protocolIds: JSON.stringify(protocolIds),
+      }) as IterableIterator<CellRow>
+    // Rows as arrays (the columns' order above): a protocol's cells are many, objects cost.
+    for (const [
+      rowId,
+      runId,
+      batchId,
+      definitionId,
+      plateId,
+      well,
+      outlier,
+      kind,
+      number,
+      modifier,
+      text,
+    ] of cells) {
+      const key = seriesKey(runId, batchId)
+      if (!wanted.has(key)) continue
+      let group = groups.get(key)
+      if (!group) groups.set(key, (group = new Map()))
+      let row = group.get(rowId)
+      if (!row) group.set(rowId, (row = { rowId, plateId, well, cells: new Map() }))
+      row.cells.set(definitionId, { kind, number, modifier, text, outlier: outlier === 1 })
+    }
+    return new Map([...groups].map(([key, group]) => [key, [...group.values()]]))
+  }
+
+  #statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql)
+    if (!statement) this.#statements.set(sql, (statement = this.#db.prepare(sql)))
+    return statement
+  }
+}
+
+function seriesKey(runId: number | null, batchId: number | null): string {
+  return `${runId}:${batchId}`
+}
+
+interface PendingCells {
+  rowId: number
+  runId: number | null
+  batchId: number | null
+  aggregateRow: boolean
+  plateId: number | null
+  well: string | null
+  /** The pending copy's cells, read as the index reads them, by definition. */
+  cells: Map<number, Cell>
+  mark: { state: string; itemIds: number[] }
+}
+
+/** The pending rows of the calculations' protocols, their cells read as the index reads them. */
+function pendingOverrides(
+  pending: readonly PendingReadoutRow[],
+  definitionsByProtocol: ReadonlyMap<number, ReadonlyMap<number, ReadoutDefinitionEntry>>,
+): Map<number, PendingCells> {
+  const overrides = new Map<number, PendingCells>()
+  for (const { rowId, record, state, itemIds } of pending) {
+    const protocolId = toLinkId(record.protocol)
+    const definitions = protocolId === null ? undefined : definitionsByProtocol.get(protocolId)
+    if (!definitions) continue
+    const read = readResultRow(record, (id) => definitions.get(id))
+    if (!read) continue
+    const cells = new Map<number, Cell>()
+    for (const [definitionId, cell] of read.cells) {
+      const indexed = indexedCellOf(cell.value, definitions.get(definitionId)?.unit ?? null)
+      cells.set(definitionId, {
+        kind: indexed.kind,
+        number: indexed.number,
+        modifier: indexed.modifier,
+        text: indexed.kind === 'empty' ? null : givenText(cell.value),
+        outlier: cell.outlier,
+      })
+    }
+    overrides.set(rowId, {
+      rowId,
+      runId: read.runId,
+      batchId: read.batchId,
+      aggregateRow: read.aggregateRow,
+      plateId: toLinkId(record.plate),
+      well: toText(record.well),
+      cells,
+      mark: { state, itemIds: [...itemIds] },
+    })
+  }
+  return overrides
+}
+
+function seriesData(
+  row: SeriesRow,
+  calculation: CurveCalculation | null,
+  rowsByKey: ReadonlyMap<string, readonly RowCells[]>,
+  overrides: ReadonlyMap<number, PendingCells>,
+): CurveSeriesData {
+  const record = JSON.parse(row.json) as JsonObject
+  const run = record.run
+  const concentrationId = calculation?.concentration?.definitionId ?? null
+  const responseId = calculation?.response?.definitionId ?? null
+  const key = seriesKey(row.run_id, row.batch_id)
+  const indexed = calculation ? (rowsByKey.get(key) ?? []) : []
+  const cached: CurvePoint[] = indexed.map((cells) =>
+    pointOf(cells.rowId, cells.plateId, cells.well, cells.cells, concentrationId, responseId, null),
+  )
+  const points = indexed.map((cells, index) => {
+    const override = overrides.get(cells.rowId)
+    // A correction of the row's other cells (a comment) leaves its point as it is.
+    const changes = (definitionId: number | null) =>
+      definitionId !== null &&
+      override?.cells.has(definitionId) === true &&
+      !sameCell(override.cells.get(definitionId)!, cells.cells.get(definitionId))
+    if (!override || !(changes(concentrationId) || changes(responseId))) return cached[index]!
+    return pointOf(
+      cells.rowId,
+      cells.plateId,
+      cells.well,
+      new Map([...cells.cells, ...override.cells]),
+      concentrationId,
+      responseId,
+      override.mark,
+    )
+  })
+  // A correction may give a row of this batch and run a cell it did not have.
+  const seen = new Set(indexed.map((cells) => cells.rowId))
+  for (const override of overrides.values()) {
+    if (seen.has(override.rowId) || override.aggregateRow || !calculation) continue
+    if (seriesKey(override.runId, override.batchId) !== key) continue
+    const hasCell =
+      (concentrationId !== null && override.cells.has(concentrationId)) ||
+      (responseId !== null && override.cells.has(responseId))
+    if (!hasCell) continue
+    points.push(
+      pointOf(
+        override.rowId,
+        override.plateId,
+        override.well,
+        override.cells,
+        concentrationId,
+        responseId,
+        override.mark,
+      ),
+    )
+  }
+  points.sort(byConcentration)
+  return {
+    id: row.id,
+    calculationId: row.calculation_id,
+    protocolId: row.protocol_id,
+    batchId: row.batch_id,
+    moleculeId: toLinkId(record.molecule),
+    runId: row.run_id,
+    runDate: isObject(run) ? toText(run.run_date) : null,
+    equationType: toText(record.equation_type),
+    fitParameters: record.fit_parameters ?? null,
+    vault: vaultFitOf(record, cached),
+    points,
+  }
+}
+
+function sameCell(first: Cell, second: Cell | undefined): boolean {
+  return (
+    second !== undefined &&
+    first.kind === second.kind &&
+    first.number === second.number &&
+    first.modifier === second.modifier &&
+    first.text === second.text &&
+    first.outlier === second.outlier
+  )
+}
+
+const emptyCell: Cell = { kind: 'empty', number: null, modifier: null, text: null, outlier: false }
+
+function pointOf(
+  rowId: number,
+  plateId: number | null,
+  well: string | null,
+  cells: ReadonlyMap<number, Cell>,
+  concentrationId: number | null,
+  responseId: number | null,
+  mark: { state: string; itemIds: number[] } | null,
+): CurvePoint {
+  const concentration = (concentrationId !== null && cells.get(concentrationId)) || emptyCell
+  const response = (responseId !== null && cells.get(responseId)) || emptyCell
+  return {
+    rowId,
+    plateId,
+    well,
+    concentration: concentration.kind === 'number' ? concentration.number : null,
+    concentrationModifier: concentration.kind === 'number' ? concentration.modifier : null,
+    response: response.kind === 'number' ? response.number : null,
+    responseModifier: response.kind === 'number' ? response.modifier : null,
+    concentrationText: concentration.text,
+    responseText: response.text,
+    outlier: concentration.outlier || response.outlier,
+    pending: mark,
+  }
+}
+
+function byConcentration(first: CurvePoint, second: CurvePoint): number {
+  const a = first.concentration ?? Number.POSITIVE_INFINITY
+  const b = second.concentration ?? Number.POSITIVE_INFINITY
+  return a - b || first.rowId - second.rowId
+}
+
+function vaultFitOf(record: JsonObject, cached: readonly CurvePoint[]): VaultFit {
+  const parameters = isObject(record.fitted_parameters)
+    ? Object.fromEntries(
+        Object.entries(record.fitted_parameters).flatMap(([name, value]) => {
+          const number = toNumber(value)
+          return number === null ? [] : [[name, number] as const]
+        }),
+      )
+    : null
+  const result = isObject(record.result) ? record.result : null
+  return {
+    status: toText(record.status),
+    parameters,
+    rSquared: toNumber(record.r_squared),
+    pointsUsed: toNumber(record.points_used),
+    error: toText(record.error),
+    result: result
+      ? {
+          value: toNumber(result.value),
+          modifier: toText(result.modifier),
+          note: toText(result.note),
+        }
+      : null,
+    samePoints: Array.isArray(record.points) ? samePoints(record.points, cached) : null,
+  }
+}
+
+/** Whether the points the vault listed are the cache's (rows, values, outlier flags). */
+function samePoints(listed: readonly unknown[], cached: readonly CurvePoint[]): boolean {
+  const byRow = new Map(cached.map((point) => [point.rowId, point]))
+  // The vault lists the rows with a number in both cells (a qualified value by its bound).
+  const numeric = cached.filter((point) => point.concentration !== null && point.response !== null)
+  if (listed.length !== numeric.length) return false
+  return listed.every((raw) => {
+    if (!isObject(raw)) return false
+    const rowId = toId(raw.readout_row)
+    const point = rowId === null ? undefined : byRow.get(rowId)
+    return (
+      point !== undefined &&
+      close(toNumber(raw.x), point.concentration) &&
+      close(toNumber(raw.y), point.response) &&
+      (raw.outlier === true) === point.outlier
+    )
+  })
+}
+
+function close(listed: number | null, cached: number | null): boolean {
+  if (listed === null || cached === null) return false
+  return Math.abs(listed - cached) <= 1e-9 * Math.max(1, Math.abs(listed))
+}
