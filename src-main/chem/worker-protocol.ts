@@ -63,6 +63,15 @@ export interface ChemTasks {
     result: { canonicalSmiles: string }
     progress: never
   }
+  /**
+   * Molfiles of structures given as SMILES or CXSMILES, with 2D coordinates (computed: the text
+   * has none), for SD files; each structure RDKit cannot read comes back with the reason.
+   */
+  writeMolblocks: {
+    task: { structures: string[] }
+    result: MolblockResult[]
+    progress: never
+  }
   depictMolecule: {
     task: {
       indexId: string
@@ -90,6 +99,8 @@ export interface ChemTasks {
     progress: SimilarityChunk
   }
 }
+
+export type MolblockResult = { molblock: string } | { problem: string }
 
 export type ChemTaskKind = keyof ChemTasks
 export type ChemTask<K extends ChemTaskKind = ChemTaskKind> = { kind: K } & ChemTasks[K]['task']

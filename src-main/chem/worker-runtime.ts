@@ -86,6 +86,18 @@ export async function runChemWorker(port: MessagePort, data: ChemWorkerData): Pr
       }
     },
 
+    writeMolblocks: (task, context) =>
+      task.structures.map((text) => {
+        context.throwIfCancelled()
+        const parsed = rdkit.parseMolecule(text)
+        if (!parsed.ok) return { problem: parsed.problem }
+        try {
+          return { molblock: parsed.value.get_molblock() }
+        } finally {
+          parsed.value.delete()
+        }
+      }),
+
     depictMolecule: (task) => {
       const mol = rdkit.parseMoleculeFromPickle(attached(task.indexId).buffers.pickle(task.slot))
       if (!mol) throw new Error(`The pickle of index slot ${task.slot} is unreadable.`)

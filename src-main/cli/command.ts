@@ -21,6 +21,8 @@ export interface CommandOutput<T = unknown> {
   human: (document: T) => string
   /** The process's exit code when the command ran but did not fully succeed (default 0). */
   exitCode?: ExitCode
+  /** The command wrote its output to stdout itself, as it went (long lists): nothing is added. */
+  streamed?: boolean
 }
 
 export interface Command {

@@ -76,9 +76,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
           ...(typeof values['data-dir'] === 'string' ? { dataDir: values['data-dir'] } : {}),
         })),
     })
-    io.stdout(
-      json ? `${JSON.stringify(output.document, null, 2)}\n` : output.human(output.document),
-    )
+    if (!output.streamed) {
+      io.stdout(
+        json ? `${JSON.stringify(output.document, null, 2)}\n` : output.human(output.document),
+      )
+    }
     return output.exitCode ?? exitCodes.ok
   } catch (error) {
     const value = toErrorValue(error)

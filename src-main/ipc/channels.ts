@@ -6,7 +6,9 @@
 import { appChannels } from './app/channels.ts'
 import { chemChannels } from './chem/channels.ts'
 import { connectionChannels } from './connections/channels.ts'
+import { curvesChannels } from './curves/channels.ts'
 import { demoChannels } from './demo/channels.ts'
+import { exportChannels } from './exports/channels.ts'
 import { outboxChannels } from './outbox/channels.ts'
 import { recordChannels } from './records/channels.ts'
 import { resultsChannels } from './results/channels.ts'
@@ -20,9 +22,11 @@ export const requestChannels = [
   ...vaultChannels,
   ...recordChannels,
   ...resultsChannels,
+  ...curvesChannels,
   ...syncChannels,
   ...outboxChannels,
   ...chemChannels,
+  ...exportChannels,
 ] as const
 
 export type RequestChannel = (typeof requestChannels)[number]

@@ -10,7 +10,9 @@ import { appSchemas, type AppResults } from './app/contract.ts'
 import type { RequestChannel } from './channels.ts'
 import { chemSchemas, type ChemResults } from './chem/contract.ts'
 import { connectionSchemas, type ConnectionResults } from './connections/contract.ts'
+import { curvesSchemas, type CurvesResults } from './curves/contract.ts'
 import { demoSchemas, type DemoResults } from './demo/contract.ts'
+import { exportSchemas, type ExportResults } from './exports/contract.ts'
 import { outboxSchemas, type OutboxResults } from './outbox/contract.ts'
 import { recordSchemas, type RecordResults } from './records/contract.ts'
 import { resultsSchemas, type ResultsResults } from './results/contract.ts'
@@ -25,9 +27,11 @@ export const requestSchemas = {
   ...vaultSchemas,
   ...recordSchemas,
   ...resultsSchemas,
+  ...curvesSchemas,
   ...syncSchemas,
   ...outboxSchemas,
   ...chemSchemas,
+  ...exportSchemas,
 } satisfies Record<RequestChannel, z.ZodType>
 
 export interface RequestResults
@@ -38,9 +42,11 @@ export interface RequestResults
     VaultResults,
     RecordResults,
     ResultsResults,
+    CurvesResults,
     SyncResults,
     OutboxResults,
-    ChemResults {}
+    ChemResults,
+    ExportResults {}
 
 /** Fails to compile when the results and the channel list disagree. */
 export type EveryResultTyped = AssertNever<
@@ -84,6 +90,16 @@ export type {
   SubjectAggregate,
 } from './results/contract.ts'
 export type {
+  CurveCalculation,
+  CurveComparison,
+  CurvePoint,
+  CurveSeries,
+  CurvesAnswer,
+  DrawnCurve,
+  LocalFit,
+  VaultFit,
+} from './curves/contract.ts'
+export type {
   CachedRecord,
   CachedRecordPage,
   DistinctColumnValue,
@@ -105,6 +121,7 @@ export type {
   StructureQueryLanguage,
 } from './chem/contract.ts'
 export type { ChemIndexProgress } from '../shared/events.ts'
+export type { ExportFormat, ExportProgress, ExportStarted } from './exports/contract.ts'
 export type { SyncSettings } from './sync/contract.ts'
 export type { OutboxItemView, PendingRecord, StagedFileView } from './outbox/contract.ts'
 export type { OutboxChange } from '../shared/events.ts'

@@ -2,7 +2,9 @@ import type { Services } from '../services/index.ts'
 import { appHandlers } from './app/handlers.ts'
 import { chemHandlers } from './chem/handlers.ts'
 import { connectionHandlers } from './connections/handlers.ts'
+import { curvesHandlers } from './curves/handlers.ts'
 import { demoHandlers } from './demo/handlers.ts'
+import { exportHandlers } from './exports/handlers.ts'
 import { outboxHandlers } from './outbox/handlers.ts'
 import { recordHandlers } from './records/handlers.ts'
 import { resultsHandlers } from './results/handlers.ts'
@@ -19,8 +21,10 @@ export function createHandlers(services: Services): RequestHandlers {
     ...vaultHandlers(services),
     ...recordHandlers(services),
     ...resultsHandlers(services),
+    ...curvesHandlers(services),
     ...syncHandlers(services),
     ...outboxHandlers(services),
     ...chemHandlers(services),
+    ...exportHandlers(services),
   }
 }

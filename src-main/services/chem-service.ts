@@ -14,6 +14,7 @@ import type { Depiction } from '../chem/structure-engine.ts'
 import { maximumStructureLength } from '../chem/structure-input.ts'
 import type { QueryLanguage } from '../chem/structure-query.ts'
 import { ChemWorkerPool } from '../chem/worker-pool.ts'
+import type { MolblockResult } from '../chem/worker-protocol.ts'
 import type {
   MoleculeProperties,
   QueryDepiction,
@@ -61,6 +62,11 @@ export interface ChemService {
     moleculeId: number,
     tool: ServerTool,
   ): Promise<{ results: ServerToolResult[] }>
+  /**
+   * Molfiles (2D coordinates computed) of structures given as SMILES or CXSMILES, in order,
+   * converted in the workers in batches; a structure RDKit cannot read comes back with the reason.
+   */
+  molblocks(structures: readonly string[], signal?: AbortSignal): Promise<MolblockResult[]>
   /** A page of molecules answering a structure (or property) search, from the cache. */
   list(connectionId: string, vaultId: number, options: StructureListOptions): Promise<StructurePage>
   /** Sync committed molecules of a vault: bring its index in step (in the background). */
@@ -87,6 +93,8 @@ export interface ChemServiceOptions {
 }
 
 const maximumServerResults = 200
+/** Structures per worker task: small enough that both workers share a page, large enough to pay. */
+const molblockBatch = 50
 
 export class LocalChemService implements ChemService {
   readonly #options: ChemServiceOptions
@@ -245,6 +253,20 @@ export class LocalChemService implements ChemService {
       }),
     )
     return { results }
+  }
+
+  async molblocks(structures: readonly string[], signal?: AbortSignal): Promise<MolblockResult[]> {
+    const batches: string[][] = []
+    for (let start = 0; start < structures.length; start += molblockBatch) {
+      batches.push(structures.slice(start, start + molblockBatch))
+    }
+    const pool = this.#workers()
+    const answers = await Promise.all(
+      batches.map((batch) =>
+        pool.run({ kind: 'writeMolblocks', structures: batch }, signal ? { signal } : {}),
+      ),
+    )
+    return answers.flat()
   }
 
   async list(

@@ -20,6 +20,7 @@ import { ConnectionsRepository } from '../store/connections-repository.ts'
 import { SettingsRepository } from '../store/settings-repository.ts'
 import { BrowseService } from './browse-service.ts'
 import { ResultsService } from './results-service.ts'
+import { CurvesService } from './curves-service.ts'
 import { LocalChemService, type ChemService } from './chem-service.ts'
 import { structureIngest } from './structure-ingest.ts'
 import { OutboxDesk } from './outbox-desk.ts'
@@ -28,6 +29,7 @@ import type { ClientTuning } from './connection-runtime.ts'
 import { ConnectionRuntimes } from './connection-runtimes.ts'
 import { ConnectionsService } from './connections-service.ts'
 import { DemoVault } from './demo-vault.ts'
+import { ExportService } from './export-service.ts'
 import { FileLogger } from './file-logger.ts'
 import { StatusService } from './status-service.ts'
 import { SyncService, type PullTuning } from './sync-service.ts'
@@ -50,8 +52,12 @@ export interface Services {
   readonly browse: BrowseService
   /** Assay results: the readout catalogue, searches by results and results tables. */
   readonly results: ResultsService
+  /** Dose-response curves from the cache, fitted offline beside the vault's fits. */
+  readonly curves: CurvesService
   /** Depictions, properties, structure searches and the vault's structure tools. */
   readonly chem: ChemService
+  /** Exports of any list to CSV, SD file, Excel or JSON Lines, offline. */
+  readonly exports: ExportService
   readonly demo: DemoVault
   /** What the person did that the server does not have yet; sent in the background. */
   readonly outbox: Outbox
@@ -187,10 +193,28 @@ export function createServices(options: ServiceOptions): Services {
   events.on('connectivity.changed', () =>
     status.update({ online: runtimes.opened().some((runtime) => runtime.monitor.state.online) }),
   )
+  const curves = new CurvesService({
+    runtimes,
+    outbox,
+    log: log.child({ component: 'curves' }),
+  })
   const outboxDesk = new OutboxDesk({
     dataDir: config.dataDir,
     outbox,
     log: log.child({ component: 'outbox-desk' }),
+  })
+  const browse = new BrowseService(
+    runtimes,
+    { outbox, events, log: log.child({ component: 'browse' }) },
+    chem,
+  )
+  const results = new ResultsService(runtimes)
+  const exports = new ExportService({
+    browse,
+    results,
+    chem,
+    events,
+    log: log.child({ component: 'exports' }),
   })
   let closing: Promise<void> | undefined
   if (options.background ?? config.host !== 'cli') {
@@ -207,17 +231,11 @@ export function createServices(options: ServiceOptions): Services {
     connections,
     runtimes,
     sync,
-    browse: new BrowseService(
-      runtimes,
-      {
-        outbox,
-        events,
-        log: log.child({ component: 'browse' }),
-      },
-      chem,
-    ),
-    results: new ResultsService(runtimes),
+    browse,
+    results,
+    curves,
     chem,
+    exports,
     demo,
     outbox,
     outboxDesk,
@@ -232,11 +250,13 @@ export function createServices(options: ServiceOptions): Services {
     // Once: a host may close on several paths (window closed, quit, a failed start).
     close() {
       closing ??= (async () => {
+        await exports.close()
         await sync.close()
         await demo.close()
         await outbox.close()
         outboxDesk.close()
         await chem.close()
+        await curves.close()
         await runtimes.closeAll()
         db.close()
         log.info('services stopped')

@@ -1,3 +1,4 @@
+import type { ErrorValue } from './app-error.ts'
 import type { AppStatus } from './app-status.ts'
 import type { ConnectionSyncState, SyncProgress } from './sync-status.ts'
 
@@ -33,6 +34,24 @@ export interface AppEvents {
   'outbox.changed': OutboxChange
   /** A vault's structure index is being built or brought up to date (a few times a second). */
   'chem.indexProgress': ChemIndexProgress
+  /** An export to a file went on (a few times a second), or ended. */
+  'exports.progress': ExportProgress
+}
+
+/** An export to a file: how far it is, and how it ended. */
+export interface ExportProgress {
+  exportId: string
+  state: 'running' | 'completed' | 'failed' | 'cancelled'
+  /** The file it is written to (under a temporary name until complete). */
+  path: string
+  /** Records written so far, of `total`. */
+  written: number
+  total: number
+  bytes: number
+  /** Once completed: what the person should know about the file, in words. */
+  notes?: string[]
+  /** Once failed: why (nothing was left on disk). */
+  error?: ErrorValue
 }
 
 /**
@@ -76,6 +95,7 @@ export const appEventNames = [
   'cache.rebuilt',
   'outbox.changed',
   'chem.indexProgress',
+  'exports.progress',
 ] as const satisfies readonly AppEventName[]
 
 /** Fails to compile when an event of AppEvents is missing from appEventNames. */

@@ -1,5 +1,7 @@
 import type { Command } from '../command.ts'
 import { connectCommand } from './connect.ts'
+import { curvesCommand } from './curves.ts'
+import { exportCommand } from './export.ts'
 import { findCommand } from './find.ts'
 import { importCommand } from './import.ts'
 import { infoCommand } from './info.ts'
@@ -14,6 +16,8 @@ export const commands: readonly Command[] = [
   syncCommand,
   statusCommand,
   findCommand,
+  exportCommand,
+  curvesCommand,
   uploadCommand,
   importCommand,
   outboxCommand,

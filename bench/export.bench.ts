@@ -1,0 +1,229 @@
+/**
+ * Exporting 250k molecules (chembl_250k.csv.gz as records the vault would give) from a cache to a
+ * local file, through the export service as a window or `vault-desk export` asks it (pages of 1000
+ * through the browse service, the view's columns), against the bare `SELECT` streaming the same
+ * rows in the same run: records per second, and how much the main process's memory grows (the
+ * peak resident set during the export over the resident set before it).
+ *
+ * - CSV of every molecule.
+ * - SD file of every molecule whose record carries its molfile, as the vault API gives it: the
+ *   molfiles are RDKit's, written in the chemistry workers for the first BENCH_MOLFILES (2,000)
+ *   molecules and given in turn to all of them (the writer's cost depends on their size, not on
+ *   which molecule they draw).
+ * - SD file of molecules given as SMILES only, whose molfiles (with 2D coordinates) RDKit writes
+ *   in the workers during the export: BENCH_SMILES_SAMPLE (20,000) molecules, since RDKit's
+ *   coordinates, not the export, set that pace.
+ *
+ * The cache is built once in bench-results/export/ (the writer, as sync stores pages) and kept.
+ * Environment: BENCH_MOLECULES (250000), BENCH_MOLFILES, BENCH_SMILES_SAMPLE.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { ChemWorkerPool } from '../src-main/chem/worker-pool.ts'
+import { BrowseService } from '../src-main/services/browse-service.ts'
+import { LocalChemService } from '../src-main/services/chem-service.ts'
+import type { ConnectionRuntimes } from '../src-main/services/connection-runtimes.ts'
+import { ExportService, type ExportRequest } from '../src-main/services/export-service.ts'
+import { ResultsService } from '../src-main/services/results-service.ts'
+import { EventBus } from '../src-main/shared/events.ts'
+import { silentLogger } from '../src-main/shared/logger.ts'
+import { VaultCache } from '../src-main/store/vault-cache.ts'
+import { chemblMoleculePages } from '../test/store/fixtures/chembl-molecules.ts'
+import { progress, report } from './report.ts'
+
+const moleculeCount = Number(process.env.BENCH_MOLECULES ?? 250_000)
+const molfileCount = Number(process.env.BENCH_MOLFILES ?? 2000)
+const smilesSample = Math.min(Number(process.env.BENCH_SMILES_SAMPLE ?? 20_000), moleculeCount)
+/** Vault 1: molecules as SMILES; vault 2: the same with molfiles; vault 3: a sample of vault 1. */
+const vaults = { smiles: 1, molfiles: 2, sample: 3 } as const
+const goalRate = 50_000
+const goalGrowthMB = 64
+const megabyte = 1024 * 1024
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
+
+const resultsDir = path.resolve(import.meta.dirname, '../bench-results/export')
+fs.mkdirSync(resultsDir, { recursive: true })
+const cacheFile = path.join(resultsDir, `cache-${moleculeCount}-${molfileCount}-${smilesSample}.db`)
+/** Written once the cache is complete: a build cut short is built again. */
+const builtMark = `${cacheFile}.built`
+const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-bench-export-'))
+
+try {
+  if (!fs.existsSync(builtMark)) await buildCache()
+  const { cache } = VaultCache.open(cacheFile)
+  // The vault list, as sync keeps it (an export names its vault from it).
+  cache.replaceVaults(Object.entries(vaults).map(([name, id]) => ({ id, name })))
+  const runtimes = { get: () => ({ cache }), opened: () => [] } as unknown as ConnectionRuntimes
+  const events = new EventBus()
+  const chem = new LocalChemService({ runtimes, events, log: silentLogger })
+  const browse = new BrowseService(runtimes, undefined, chem)
+  const exports = new ExportService({
+    browse,
+    results: new ResultsService(runtimes),
+    chem,
+    events,
+    log: silentLogger,
+  })
+  const bare = bareSelect(cacheFile, vaults.smiles)
+  progress(`bare SELECT: ${Math.round(bare.rate)} rows/s`)
+
+  const runs: { name: string; format: 'csv' | 'sdf'; vaultId: number; what: string }[] = [
+    { name: 'export.csv.molecules_250k', format: 'csv', vaultId: vaults.smiles, what: 'CSV' },
+    {
+      name: 'export.sdf.molecules_250k_with_molfiles',
+      format: 'sdf',
+      vaultId: vaults.molfiles,
+      what: 'SD file, molfiles in the records',
+    },
+    {
+      name: 'export.sdf.molecules_from_smiles_sample',
+      format: 'sdf',
+      vaultId: vaults.sample,
+      what: 'SD file, molfiles written by RDKit in the workers from SMILES',
+    },
+  ]
+  for (const run of runs) {
+    const request: ExportRequest = {
+      connectionId: 'bench',
+      vaultId: run.vaultId,
+      question: { kind: 'molecules' },
+      format: run.format,
+      columns: 'view',
+    }
+    const file = path.join(outDir, `${run.name}.${run.format}`)
+    // The chemistry workers (threads of this process, RDKit's memory included) are the app's,
+    // started on its first chemistry: they are running before the export, as in the app.
+    if (run.vaultId === vaults.sample) await chem.molblocks(['C', 'CC'])
+    gc()
+    const before = process.memoryUsage()
+    let peak = before.rss
+    let heapPeak = before.heapUsed
+    const sample = (): void => {
+      const now = process.memoryUsage()
+      peak = Math.max(peak, now.rss)
+      heapPeak = Math.max(heapPeak, now.heapUsed)
+    }
+    const sampler = setInterval(sample, 50)
+    progress(`${run.what}…`)
+    const started = performance.now()
+    const summary = await exports.toFile(request, file, {
+      onProgress: (written, total) => {
+        sample()
+        if (written % 50_000 === 0) progress(`${written}/${total}`)
+      },
+    })
+    const seconds = (performance.now() - started) / 1000
+    clearInterval(sampler)
+    sample()
+    const rate = summary.records / seconds
+    const growthMB = (peak - before.rss) / megabyte
+    const goalApplies = run.vaultId !== vaults.sample
+    report({
+      name: `${run.name}.records_per_second`,
+      value: Math.round(rate),
+      unit: 'records/s',
+      reference: 'bare better-sqlite3 SELECT iterating the same rows (id, columns, JSON), same run',
+      referenceValue: Math.round(bare.rate),
+      ratio: Number((rate / bare.rate).toFixed(3)),
+      ...(goalApplies
+        ? { goal: `at least ${goalRate} records/s`, met: rate >= goalRate }
+        : { note: "no goal: RDKit's 2D coordinates set the pace (see the file's comment)" }),
+      records: summary.records,
+      seconds: Number(seconds.toFixed(2)),
+      bytes: summary.bytes,
+    })
+    report({
+      name: `${run.name}.memory_growth`,
+      value: Number(growthMB.toFixed(1)),
+      unit: 'MB',
+      reference: 'the bare SELECT over the same rows: its peak RSS growth, same run',
+      referenceValue: Number(bare.growthMB.toFixed(1)),
+      ratio: Number((growthMB / Math.max(bare.growthMB, 1)).toFixed(2)),
+      goal: `under ${goalGrowthMB} MB`,
+      met: growthMB < goalGrowthMB,
+      heapGrowthMB: Number(((heapPeak - before.heapUsed) / megabyte).toFixed(1)),
+      rssBeforeMB: Math.round(before.rss / megabyte),
+    })
+    fs.rmSync(file, { force: true })
+  }
+  await chem.close()
+  await cache.close()
+} finally {
+  fs.rmSync(outDir, { recursive: true, force: true })
+}
+
+/** The same rows as the export reads, by the bare SELECT: its rate and peak memory growth. */
+function bareSelect(file: string, vaultId: number): { rate: number; growthMB: number } {
+  const db = new Database(file, { readonly: true })
+  gc()
+  const before = process.memoryUsage().rss
+  let peak = before
+  const started = performance.now()
+  let rows = 0
+  for (const row of db
+    .prepare(
+      `SELECT id, name, created_at, modified_at, registration_type, owner, inchi_key, formula,
+         molecular_weight, log_p, json FROM molecules WHERE vault_id = ? ORDER BY name, row_id`,
+    )
+    .iterate(vaultId)) {
+    if (row && ++rows % 10_000 === 0) peak = Math.max(peak, process.memoryUsage().rss)
+  }
+  const seconds = (performance.now() - started) / 1000
+  db.close()
+  return {
+    rate: rows / seconds,
+    growthMB: (Math.max(peak, process.memoryUsage().rss) - before) / megabyte,
+  }
+}
+
+/** Builds the cache: the molecules as SMILES, the same with molfiles, and the SMILES sample. */
+async function buildCache(): Promise<void> {
+  progress(`writing ${molfileCount} molfiles with RDKit`)
+  const pool = new ChemWorkerPool({ size: 2 })
+  const smiles: string[] = []
+  for await (const page of chemblMoleculePages(molfileCount, 1000)) {
+    smiles.push(...page.map((record) => String(record.smiles)))
+  }
+  let molfiles: string[]
+  try {
+    const batches: Promise<({ molblock: string } | { problem: string })[]>[] = []
+    for (let start = 0; start < smiles.length; start += 50) {
+      batches.push(
+        pool.run({ kind: 'writeMolblocks', structures: smiles.slice(start, start + 50) }),
+      )
+    }
+    molfiles = (await Promise.all(batches))
+      .flat()
+      .flatMap((answer) => ('molblock' in answer ? [answer.molblock] : []))
+  } finally {
+    await pool.close()
+  }
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${cacheFile}${suffix}`, { force: true })
+  const { cache } = VaultCache.open(cacheFile)
+  let count = 0
+  let committing: Promise<unknown> = Promise.resolve()
+  const commit = async (vaultId: number, page: Record<string, unknown>[]): Promise<void> => {
+    const next = cache.writer.applyPage('molecules', vaultId, page)
+    await committing
+    committing = next
+  }
+  for await (const page of chemblMoleculePages(moleculeCount, 1000)) {
+    await commit(vaults.smiles, page)
+    await commit(
+      vaults.molfiles,
+      page.map((record, index) => ({
+        ...record,
+        molfile: molfiles[(count + index) % molfiles.length],
+      })),
+    )
+    if (count < smilesSample) await commit(vaults.sample, page.slice(0, smilesSample - count))
+    count += page.length
+    if (count % 50_000 === 0) progress(`${count} molecules cached`)
+  }
+  await committing
+  while (cache.writer.running) await new Promise((resolve) => setTimeout(resolve, 500))
+  await cache.close()
+  fs.writeFileSync(builtMark, new Date().toISOString())
+}

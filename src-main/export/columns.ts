@@ -1,0 +1,158 @@
+/**
+ * What an export writes of each record: the columns the kind's list shows, or every field of the
+ * record's JSON flattened to one level.
+ *
+ * Values of the view's columns:
+ * - numbers stay raw numbers (full precision, no grouping), so that other tools compute with
+ *   them: a molecular weight the list shows as "180.16" is written as 180.159;
+ * - dates stay the vault's ISO 8601 text ("2026-07-24T10:15:00Z"), which every tool parses and
+ *   sorts and no locale can misread (Excel gets them as date cells);
+ * - other text is what the list shows (a formatted value, such as a readout row's type).
+ * Every export starts with the record's ID (empty for a record created offline), and a
+ * similarity search adds its score.
+ *
+ * All fields: `owner.name`, `molecule_fields.Solubility`: nested objects become dotted names,
+ * arrays (and empty objects) become their JSON text.
+ */
+import { dayCell } from '../../src-common/format/cells.ts'
+import type { ListColumn } from '../../src-common/records/kind-declaration.ts'
+import { frameColumns } from '../../src-common/records/kind-declaration.ts'
+import { kindDeclaration } from '../../src-common/records/record-kinds.ts'
+import type { RecordRow } from '../../src-common/records/record-row.ts'
+import { isObject, type JsonObject } from '../../src-common/values.ts'
+
+export type ExportValue = string | number | boolean | null
+
+export interface ExportRecord {
+  row: RecordRow
+  /** Tanimoto similarity to the query, when the list is a similarity search. */
+  similarity?: number
+  /** SD files: the structure as a molfile; a molfile without atoms when there is none. */
+  molblock?: string
+}
+
+/** A fixed set of columns: CSV and Excel need their header before the first record. */
+export interface ExportColumns {
+  readonly headers: readonly string[]
+  /** Per column: whether its values are the vault's ISO 8601 dates or timestamps. */
+  readonly dates: readonly boolean[]
+  values(record: ExportRecord): ExportValue[]
+}
+
+interface Column {
+  header: string
+  date: boolean
+  value: (record: ExportRecord) => ExportValue
+}
+
+/** The columns the kind's list shows, after the record's ID (and the similarity, if asked). */
+export function viewColumns(kindName: string, options: { similarity: boolean }): ExportColumns {
+  const kind = kindDeclaration(kindName)
+  const listed = kind.browse?.list?.columns ?? fallbackColumns(kindName)
+  const columns: Column[] = [
+    { header: 'ID', date: false, value: ({ row }) => row.id },
+    ...(options.similarity
+      ? [
+          {
+            header: 'Similarity',
+            date: false,
+            value: (record: ExportRecord) => record.similarity ?? null,
+          },
+        ]
+      : []),
+    ...listed.map((column) => ({
+      header: column.label,
+      date: column.format === dayCell,
+      value: ({ row }: ExportRecord) => cellOf(column, row),
+    })),
+  ]
+  const headers = uniqueHeaders(columns.map((column) => column.header))
+  return {
+    headers,
+    dates: columns.map((column) => column.date),
+    values: (record) => columns.map((column) => column.value(record)),
+  }
+}
+
+/** Every field named (in the order first seen), each read from the flattened record. */
+export function fieldColumns(names: readonly string[]): ExportColumns {
+  return {
+    headers: names,
+    dates: names.map(() => false),
+    values: ({ row }) => {
+      const fields = flattenRecord(row.json)
+      return names.map((name) => fields.get(name) ?? null)
+    },
+  }
+}
+
+/** The fields of a record on one level: dotted names, arrays and empty objects as JSON text. */
+export function flattenRecord(json: JsonObject): Map<string, ExportValue> {
+  const fields = new Map<string, ExportValue>()
+  const visit = (object: JsonObject, prefix: string): void => {
+    for (const [key, value] of Object.entries(object)) {
+      const name = prefix === '' ? key : `${prefix}.${key}`
+      if (isObject(value) && !Array.isArray(value) && Object.keys(value).length > 0) {
+        visit(value, name)
+      } else {
+        fields.set(name, fieldValue(value))
+      }
+    }
+  }
+  visit(json, '')
+  return fields
+}
+
+/** The field names of many records, in the order first seen (memory grows with names only). */
+export class FieldNames {
+  readonly #names = new Set<string>()
+
+  add(json: JsonObject): void {
+    for (const name of flattenRecord(json).keys()) this.#names.add(name)
+  }
+
+  get names(): string[] {
+    return [...this.#names]
+  }
+}
+
+function fieldValue(value: unknown): ExportValue {
+  if (value === null || value === undefined) return null
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null
+  if (typeof value === 'string' || typeof value === 'boolean') return value
+  return JSON.stringify(value)
+}
+
+function cellOf(column: ListColumn, row: RecordRow): ExportValue {
+  const value = column.value(row)
+  if (value === null || value === undefined || value === '') return null
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null
+  if (column.format === undefined || column.format === dayCell) return value
+  const shown = column.format(value, row)
+  return shown === '' ? null : shown
+}
+
+/** Kinds without a list of their own: the frame's columns and the declared ones. */
+function fallbackColumns(kindName: string): ListColumn[] {
+  const kind = kindDeclaration(kindName)
+  const names = [
+    ...frameColumns.filter((name) => !['row_id', 'vault_id', 'id'].includes(name)),
+    ...(kind.columns ?? []).map((column) => column.name),
+  ]
+  return names.map((name) => ({
+    id: name,
+    label: name,
+    value: (row) => row.columns[name] ?? null,
+    ...(name.endsWith('_at') ? { format: dayCell } : {}),
+  }))
+}
+
+/** Two columns labelled alike get "(2)": a header names one column. */
+function uniqueHeaders(headers: readonly string[]): string[] {
+  const seen = new Map<string, number>()
+  return headers.map((header) => {
+    const count = (seen.get(header) ?? 0) + 1
+    seen.set(header, count)
+    return count === 1 ? header : `${header} (${count})`
+  })
+}

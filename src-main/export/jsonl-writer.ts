@@ -1,0 +1,18 @@
+/** JSON Lines: one JSON object per record, each on its own line, UTF-8. */
+import type { ExportRecord } from './columns.ts'
+import type { ExportOutput } from './output.ts'
+import type { RecordWriter } from './record-writer.ts'
+
+export function jsonLinesWriter(
+  output: ExportOutput,
+  objectOf: (record: ExportRecord) => unknown,
+): RecordWriter {
+  return {
+    async write(records: readonly ExportRecord[]) {
+      let text = ''
+      for (const record of records) text += `${JSON.stringify(objectOf(record))}\n`
+      await output.write(text)
+    },
+    async finish() {},
+  }
+}

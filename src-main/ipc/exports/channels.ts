@@ -1,0 +1,2 @@
+export const exportChannels = ['exports.start', 'exports.cancel'] as const
+export type ExportChannel = (typeof exportChannels)[number]
