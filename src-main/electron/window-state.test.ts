@@ -35,6 +35,8 @@ describe('readWindowState', () => {
     writeWindowState(file, state)
     expect(readWindowState(file, log)).toEqual(state)
     expect(fs.readdirSync(dir)).toEqual(['window-state.json'])
+    // Private like everything in the data folder: written again and again, never widened.
+    if (process.platform !== 'win32') expect(fs.statSync(file).mode & 0o777).toBe(0o600)
   })
 
   it('answers null without a warning when there is no file yet', () => {

@@ -34,7 +34,7 @@ export function readWindowState(file: string, log: Logger): WindowState | null {
 /** Writes atomically (temporary file, then rename) so that a crash never leaves half a file. */
 export function writeWindowState(file: string, state: WindowState): void {
   const temporary = `${file}.tmp`
-  fs.writeFileSync(temporary, `${JSON.stringify(state)}\n`)
+  fs.writeFileSync(temporary, `${JSON.stringify(state)}\n`, { mode: 0o600 })
   fs.renameSync(temporary, file)
 }
 

@@ -1,7 +1,10 @@
+import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import packageJson from '../../package.json' with { type: 'json' }
+import { AppError } from '../shared/app-error.ts'
 import type { HostKind } from '../shared/app-info.ts'
+import { createPrivateFolder, makeTreePrivate, privateFolderMode } from '../shared/private-files.ts'
 
 export interface Config {
   host: HostKind
@@ -70,6 +73,70 @@ export function defaultDataDir(
         'vault-desk',
       )
   }
+}
+
+/**
+ * What Vault Desk keeps in its data folder, each made private by the module that creates it: the
+ * app and outbox databases (with their companions and any copy set aside), the caches, the
+ * outbox's copies of files, the logs, the demo vault and the window's state. Only these are
+ * closed at start: a data folder chosen by hand may hold the person's own files too.
+ */
+const dataFolderEntries = [
+  /^app\.db/,
+  /^outbox\.db/,
+  /^caches$/,
+  /^outbox$/,
+  /^logs$/,
+  /^demo-vault$/,
+  /^window-state\.json/,
+]
+
+/** What `prepareDataDir` closed that an earlier version had left open, and what it could not. */
+export interface DataDirPreparation {
+  /** Entries whose mode was changed to 0700 or 0600. */
+  madePrivate: number
+  /** Entries that could not be changed (another owner, say), with the reason: worth a log line. */
+  problems: string[]
+}
+
+/**
+ * Makes the data folder ready before anything is written to it: created private (with its logs
+ * folder), and what an earlier version left readable to other accounts closed (folders 0700,
+ * files 0600). Throws a storage error naming the folder when it cannot be used; a mode it cannot
+ * change (a folder another account owns) does not stop the start and is answered.
+ */
+export function prepareDataDir(config: Config): DataDirPreparation {
+  try {
+    createPrivateFolder(config.logDir)
+    fs.accessSync(config.dataDir, fs.constants.W_OK)
+  } catch (error) {
+    throw new AppError(
+      'storage',
+      `Cannot use ${config.dataDir} as the data directory: ${(error as Error).message}. ` +
+        'Choose another with VAULT_DESK_DATA_DIR or --data-dir.',
+      { cause: error },
+    )
+  }
+  const preparation: DataDirPreparation = { madePrivate: 0, problems: [] }
+  if (process.platform === 'win32') return preparation
+  const close = (entry: string, makePrivate: () => number) => {
+    try {
+      preparation.madePrivate += makePrivate()
+    } catch (error) {
+      preparation.problems.push(`${entry}: ${(error as Error).message}`)
+    }
+  }
+  close(config.dataDir, () => {
+    const open = (fs.statSync(config.dataDir).mode & 0o777) !== privateFolderMode
+    if (open) fs.chmodSync(config.dataDir, privateFolderMode)
+    return open ? 1 : 0
+  })
+  for (const name of fs.readdirSync(config.dataDir)) {
+    if (!dataFolderEntries.some((pattern) => pattern.test(name))) continue
+    const entry = path.join(config.dataDir, name)
+    close(entry, () => makeTreePrivate(entry))
+  }
+  return preparation
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -76,4 +76,31 @@ describe('FileLogger', () => {
     expect(fs.existsSync(`${file}.1`)).toBe(true)
     expect(readLines(file)[0].msg).toBe('after restart')
   })
+
+  it.runIf(process.platform !== 'win32')(
+    'keeps its folder and files private: new, rotated, and left open by an earlier version',
+    () => {
+      const umask = process.umask(0o022)
+      try {
+        const file = path.join(dir, 'logs', 'app.log')
+        fs.mkdirSync(path.dirname(file))
+        fs.writeFileSync(`${file}.2`, '{}\n', { mode: 0o644 })
+        fs.chmodSync(`${file}.2`, 0o644)
+        const log = new FileLogger({ file, redactor: new Redactor(), maxBytes: 200 }).logger()
+        expect(fs.statSync(`${file}.2`).mode & 0o777).toBe(0o600)
+        for (let index = 0; index < 10; index++) log.info(`line ${index}`, { pad: 'x'.repeat(60) })
+        expect(fs.existsSync(`${file}.1`)).toBe(true)
+        for (const name of ['app.log', 'app.log.1', 'app.log.2']) {
+          expect(fs.statSync(path.join(dir, 'logs', name)).mode & 0o777, name).toBe(0o600)
+        }
+        const fresh = path.join(dir, 'new', 'logs', 'app.log')
+        new FileLogger({ file: fresh, redactor: new Redactor() }).logger().info('first')
+        expect(fs.statSync(path.join(dir, 'new')).mode & 0o777).toBe(0o700)
+        expect(fs.statSync(path.dirname(fresh)).mode & 0o777).toBe(0o700)
+        expect(fs.statSync(fresh).mode & 0o777).toBe(0o600)
+      } finally {
+        process.umask(umask)
+      }
+    },
+  )
 })

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { LogFields, Logger, LogLevel } from '../shared/logger.ts'
+import { createPrivateFolder, makeFilesPrivate, privateFileMode } from '../shared/private-files.ts'
 import type { Redactor } from '../shared/redactor.ts'
 
 const levelRank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
@@ -27,7 +28,9 @@ export class FileLogger {
 
   constructor(options: FileLoggerOptions) {
     this.#options = { level: 'info', maxBytes: 5 * 1024 * 1024, maxFiles: 3, ...options }
-    fs.mkdirSync(path.dirname(options.file), { recursive: true })
+    // Log lines name records, vaults and files: they are the person's alone, as the data is.
+    createPrivateFolder(path.dirname(options.file))
+    makeFilesPrivate(this.#files())
     this.#size = fileSize(options.file)
   }
 
@@ -56,12 +59,18 @@ export class FileLogger {
     try {
       const bytes = Buffer.byteLength(line)
       if (this.#size + bytes > this.#options.maxBytes && this.#size > 0) this.#rotate()
-      fs.appendFileSync(this.#options.file, line)
+      fs.appendFileSync(this.#options.file, line, { mode: privateFileMode })
       this.#size += bytes
     } catch {
       // A full or read-only disk must not take the app down with it; the mirror still sees it.
     }
     this.#options.mirror?.(line)
+  }
+
+  /** The current file and the rotated ones, newest first. */
+  #files(): string[] {
+    const { file, maxFiles } = this.#options
+    return [file, ...Array.from({ length: maxFiles }, (_, index) => `${file}.${index + 1}`)]
   }
 
   #rotate(): void {

@@ -4,11 +4,9 @@
  */
 import path from 'node:path'
 import type Database from 'better-sqlite3'
-import fs from 'node:fs'
 import { ConnectionTokens } from '../secrets/connection-tokens.ts'
 import { KeychainTokenStore } from '../secrets/keychain-token-store.ts'
 import { SessionTokenStore } from '../secrets/session-token-store.ts'
-import { AppError } from '../shared/app-error.ts'
 import type { AppInfo } from '../shared/app-info.ts'
 import { EventBus } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
@@ -24,7 +22,7 @@ import { CurvesService } from './curves-service.ts'
 import { LocalChemService, type ChemService } from './chem-service.ts'
 import { structureIngest } from './structure-ingest.ts'
 import { OutboxDesk } from './outbox-desk.ts'
-import { resolveConfig, type Config, type ConfigSources } from './config.ts'
+import { prepareDataDir, resolveConfig, type Config, type ConfigSources } from './config.ts'
 import type { ClientTuning } from './connection-runtime.ts'
 import { ConnectionRuntimes } from './connection-runtimes.ts'
 import { ConnectionsService } from './connections-service.ts'
@@ -95,7 +93,7 @@ export interface ServiceOptions extends ConfigSources {
 
 export function createServices(options: ServiceOptions): Services {
   const config = resolveConfig(options)
-  prepareDataDir(config)
+  const preparation = prepareDataDir(config)
   const redactor = new Redactor()
   const logFile = path.join(config.logDir, 'vault-desk.log')
   const fileLogger = new FileLogger({
@@ -104,6 +102,11 @@ export function createServices(options: ServiceOptions): Services {
     ...(options.mirrorLog ? { mirror: options.mirrorLog } : {}),
   })
   const log = fileLogger.logger({ host: config.host })
+  if (preparation.problems.length > 0) {
+    log.warn('some data folder entries could not be made private', {
+      problems: preparation.problems,
+    })
+  }
   const events = new EventBus((error) => log.error('event listener failed', { error }))
   let db: Database.Database
   try {
@@ -263,19 +266,5 @@ export function createServices(options: ServiceOptions): Services {
       })()
       return closing
     },
-  }
-}
-
-function prepareDataDir(config: Config): void {
-  try {
-    fs.mkdirSync(config.logDir, { recursive: true })
-    fs.accessSync(config.dataDir, fs.constants.W_OK)
-  } catch (error) {
-    throw new AppError(
-      'storage',
-      `Cannot use ${config.dataDir} as the data directory: ${(error as Error).message}. ` +
-        'Choose another with VAULT_DESK_DATA_DIR or --data-dir.',
-      { cause: error },
-    )
   }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { AppError } from '../shared/app-error.ts'
 import type { Logger } from '../shared/logger.ts'
+import { createPrivateFolderAsync, privateFileMode } from '../shared/private-files.ts'
 import type { OutboxItemView } from '../../src-common/outbox/item-view.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { QueueRequest } from '../sync/outbox/queue-request.ts'
@@ -42,7 +43,8 @@ const stagedPrefix = 'staged:'
  * bytes where the host gives no local path (the browser harness; a file pasted in Electron), and
  * the history of what was sent, newest first.
  *
- * A staged file is written in order, chunk by chunk, to `<dataDir>/outbox/staged/<id>/<name>`;
+ * A staged file is written in order, chunk by chunk, to `<dataDir>/outbox/staged/<id>/<name>`
+ * (folders 0700, the file 0600);
  * `queueStaged` queues it exactly as a dropped file (the outbox copies it into its attachments)
  * and then deletes it. A file staged but never queued is deleted by `unstage`, or after a day.
  */
@@ -80,8 +82,8 @@ export class OutboxDesk {
     const id = randomUUID()
     const file = path.join(this.#dir, id, fileName)
     try {
-      await fs.promises.mkdir(path.dirname(file), { recursive: true })
-      await fs.promises.writeFile(file, new Uint8Array(0))
+      await createPrivateFolderAsync(path.dirname(file))
+      await fs.promises.writeFile(file, new Uint8Array(0), { mode: privateFileMode })
     } catch (error) {
       throw new AppError('storage', `Cannot keep ${fileName}: ${(error as Error).message}`, {
         cause: error,

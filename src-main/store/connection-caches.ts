@@ -1,7 +1,10 @@
+import path from 'node:path'
 import { AppError } from '../shared/app-error.ts'
+import { createPrivateFolder, makeFilesPrivate } from '../shared/private-files.ts'
 import { setAside, type CacheRecovery } from './cache-database.ts'
 import { cacheFile, deleteCacheFiles } from './cache-files.ts'
 import { verifyCacheFile } from './cache-verification.ts'
+import { databaseFiles } from './sqlite.ts'
 import { VaultCache } from './vault-cache.ts'
 
 export interface OpenedCache {
@@ -21,14 +24,32 @@ export class ConnectionCaches {
     this.#dataDir = dataDir
   }
 
-  /** The cache of a connection, opened on first use. */
+  /**
+   * The cache of a connection, opened on first use. Its folder and files are private: the folder
+   * is made so before the file is, and the files are made 0600 once SQLite has created them (a
+   * new cache takes its page size only when SQLite makes the file; its WAL and shared-memory
+   * files made later take the database's mode).
+   */
   open(connectionId: string): OpenedCache {
     const cached = this.#open.get(connectionId)
     if (cached) return { cache: cached, recovery: null }
     if (this.#deleted.has(connectionId)) {
       throw new AppError('not_found', `The connection ${connectionId} was removed with its cache.`)
     }
-    const opened = VaultCache.open(cacheFile(this.#dataDir, connectionId))
+    const file = cacheFile(this.#dataDir, connectionId)
+    try {
+      createPrivateFolder(path.dirname(file))
+    } catch (error) {
+      throw new AppError(
+        'storage',
+        `Cannot create ${path.dirname(file)}: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      )
+    }
+    const opened = VaultCache.open(file)
+    makeFilesPrivate(databaseFiles(file))
     this.#open.set(connectionId, opened.cache)
     return opened
   }

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { AppError } from '../../shared/app-error.ts'
+import { createPrivateFolderAsync, makeFilesPrivateAsync } from '../../shared/private-files.ts'
 import type { Attachment } from './outbox-item.ts'
 
 /**
  * `<dataDir>/outbox/attachments/`: a copy of every file queued, made when it is queued, so that the
- * original may move or change before the upload. A copy is named by a random id (its original
+ * original may move or change before the upload. The folder is 0700 and each copy 0600. A copy is named by a random id (its original
  * name is kept with its item and sent as the file name); it is deleted once the item is sent or
  * discarded.
  */
@@ -39,9 +40,11 @@ export class AttachmentFolder {
     }
     const copy = path.join(this.dir, randomUUID())
     try {
-      await fs.promises.mkdir(this.dir, { recursive: true })
+      await createPrivateFolderAsync(this.dir)
       // A clone where the file system can make one; otherwise a copy streamed by the OS.
       await fs.promises.copyFile(source, copy, fs.constants.COPYFILE_FICLONE)
+      // A copy takes the mode of its original (often readable to all); it is the person's alone.
+      await makeFilesPrivateAsync([copy])
       const copied = await fs.promises.stat(copy)
       return { path: copy, name, size: copied.size }
     } catch (error) {
