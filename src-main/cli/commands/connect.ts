@@ -2,12 +2,13 @@ import { AppError } from '../../shared/app-error.ts'
 import type { AddedConnection } from '../../services/connections-service.ts'
 import type { Command } from '../command.ts'
 import { stringOption, tokenFromEnvironment } from '../connection-choice.ts'
+import { readToken } from '../hidden-input.ts'
 
 export const connectCommand: Command = {
   name: 'connect',
   summary: 'Save a connection: check the token with the server, keep it in the keychain.',
   usage:
-    'vault-desk connect --name NAME --base-url URL [--token-env VAR] [--json]  (token on stdin without --token-env)',
+    'vault-desk connect --name NAME --base-url URL [--token-env VAR] [--json]  (without --token-env, the token is typed unseen or piped on stdin)',
   options: { name: { type: 'string' } },
   async run(context) {
     const name = stringOption(context.values.name)
@@ -17,12 +18,12 @@ export const connectCommand: Command = {
     }
     const token =
       context.values['token-env'] === undefined
-        ? (await context.io.readStdin()).trim()
+        ? await readToken(context.io)
         : tokenFromEnvironment(context)
     if (token === '') {
       throw new AppError(
         'invalid_argument',
-        'No token: pipe it on stdin, or name the environment variable that holds it with --token-env.',
+        'No token: type it when asked, pipe it on stdin, or name the environment variable that holds it with --token-env.',
       )
     }
     let added: AddedConnection
