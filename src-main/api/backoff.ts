@@ -24,17 +24,32 @@ export function backoffDelay(
   return Math.round(random() * ceiling)
 }
 
-/** `Retry-After` is either delay seconds or an HTTP date; anything else is ignored. */
+/**
+ * The longest wait a `Retry-After` is obeyed for. The service's 429s answer limits that clear in
+ * seconds (requests or exports in flight); a server asking for more is retried after this, which
+ * costs one more refused request every ten minutes at worst. Unbounded, a value like 1e9 seconds
+ * (or a date in 2100) would park queued work for decades with no word to the person.
+ */
+export const retryAfterCapMs = 10 * 60_000
+
+/**
+ * `Retry-After` is either delay seconds or an HTTP date, capped at `retryAfterCapMs`; anything
+ * else is ignored.
+ */
 export function parseRetryAfter(
   value: string | null,
   now: number = Date.now(),
 ): number | undefined {
   if (value === null) return undefined
   const text = value.trim()
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000)
-  const date = Date.parse(text)
-  if (Number.isNaN(date)) return undefined
-  return Math.max(0, date - now)
+  let delay: number
+  if (/^\d+(\.\d+)?$/.test(text)) delay = Number(text) * 1000
+  else {
+    const date = Date.parse(text)
+    if (Number.isNaN(date)) return undefined
+    delay = date - now
+  }
+  return Math.round(Math.min(retryAfterCapMs, Math.max(0, delay)))
 }
 
 /** Waits, or rejects with the signal's reason as soon as it aborts. */

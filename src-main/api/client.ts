@@ -34,6 +34,7 @@ import { VaultStatusApi } from './resources/vault-status.ts'
 import { VaultsApi } from './resources/vaults.ts'
 import type { KindPull, KindPulls } from './kind-pull.ts'
 import { Transport } from './transport.ts'
+import { defaultMaxBodyBytes } from './whole-body.ts'
 import type { RecordKindName } from '../../src-common/records/record-kinds.ts'
 
 export interface VaultClientOptions {
@@ -47,6 +48,11 @@ export interface VaultClientOptions {
   /** Per attempt; for downloads the longest silence between two chunks. Default 30 s. */
   timeoutMs?: number
   retry?: Partial<RetryPolicy>
+  /**
+   * The largest answer read whole (pages, records, small files; exports and downloads stream).
+   * A larger one fails as `bad_response` naming the limit. Default 64 MiB.
+   */
+  maxBodyBytes?: number
   exportPolling?: Partial<ExportPolling>
   /** Shared by every client of the process unless a test gives its own. */
   limiters?: LimiterRegistry
@@ -100,6 +106,7 @@ export class VaultClient {
       logger,
       timeoutMs: options.timeoutMs ?? defaultTimeoutMs,
       retry: { ...defaultRetryPolicy, ...options.retry },
+      maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
       observers: this.#observers,
     })
     this.exports = new ExportsApi(transport)

@@ -1,4 +1,5 @@
 import { AppError, type ErrorCode } from '../shared/app-error.ts'
+import { safeErrorText } from '../shared/error-text.ts'
 
 /**
  * What went wrong with a call, finer than the app-wide ErrorCode: the sync layer and the outbox
@@ -46,6 +47,11 @@ export interface ApiErrorInit {
   cause?: unknown
 }
 
+/**
+ * A failed call. Its message and the server's message are made safe to show where the error is
+ * made (secrets out, control characters replaced, capped: shared/error-text.ts), so that server
+ * text reaches the window, the CLI and the outbox's last error only that way.
+ */
 export class ApiError extends AppError {
   readonly kind: ApiErrorKind
   readonly operation: string
@@ -55,12 +61,15 @@ export class ApiError extends AppError {
   readonly retryAfterMs: number | undefined
 
   constructor(init: ApiErrorInit) {
-    super(codeOfKind[init.kind], `${init.operation}: ${init.message}`, { cause: init.cause })
+    super(codeOfKind[init.kind], safeErrorText(`${init.operation}: ${init.message}`), {
+      cause: init.cause,
+    })
     this.name = 'ApiError'
     this.kind = init.kind
     this.operation = init.operation
     this.status = init.status
-    this.serverMessage = init.serverMessage
+    this.serverMessage =
+      init.serverMessage === undefined ? undefined : safeErrorText(init.serverMessage)
     this.details = init.details
     this.retryAfterMs = init.retryAfterMs
   }

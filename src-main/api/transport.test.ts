@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { LogFields, Logger } from '../shared/logger.ts'
 import { silentLogger } from '../shared/logger.ts'
 import {
@@ -7,12 +7,13 @@ import {
   type LoopbackHandler,
   type LoopbackServer,
 } from '../../test/api/support/loopback-server.ts'
-import type { RetryPolicy } from './backoff.ts'
+import { retryAfterCapMs, type RetryPolicy } from './backoff.ts'
 import { CallObservers, type ApiCall } from './call-observer.ts'
 import { Credentials } from './credentials.ts'
 import { ApiError } from './errors.ts'
 import { LimiterRegistry } from './limiter-registry.ts'
 import { Transport, type RequestSpec } from './transport.ts'
+import { defaultMaxBodyBytes } from './whole-body.ts'
 
 const token = 'tok-4f1c-secret'
 const quickRetries: RetryPolicy = {
@@ -40,6 +41,7 @@ function transportFor(
     timeoutMs?: number
     logger?: Logger
     observers?: CallObservers
+    maxBodyBytes?: number
   } = {},
 ) {
   const credentials = new Credentials(token)
@@ -50,6 +52,7 @@ function transportFor(
     logger: options.logger ?? silentLogger,
     timeoutMs: options.timeoutMs ?? 10_000,
     retry: options.retry ?? quickRetries,
+    maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
     random: () => 1,
     ...(options.observers ? { observers: options.observers } : {}),
   })
@@ -142,6 +145,7 @@ describe('Transport security', () => {
             logger: silentLogger,
             timeoutMs: 1000,
             retry: quickRetries,
+            maxBodyBytes: defaultMaxBodyBytes,
           }),
       ).toThrow(/HTTPS is required except for loopback addresses/)
     },
@@ -206,6 +210,77 @@ describe('Transport security', () => {
     const error = await failure(transport.json(read))
     expect(lines.length).toBeGreaterThan(0)
     expect(JSON.stringify([lines, error.message, error.details])).not.toContain(token)
+  })
+})
+
+describe('Transport and a server elsewhere', () => {
+  // A service on another machine, played by a loopback server: fetch is routed there for its
+  // HTTPS name, so the transport sees https://vault.remote.test as the origin it talks to.
+  const remoteOrigin = 'https://vault.remote.test'
+  afterEach(() => {
+    vi.unstubAllGlobals()
+  })
+
+  async function remoteService(handler: LoopbackHandler) {
+    const server = await serve(handler)
+    const realFetch = globalThis.fetch
+    vi.stubGlobal('fetch', (input: string | URL, init?: RequestInit) => {
+      const url = new URL(input)
+      if (!url.hostname.endsWith('.remote.test')) return realFetch(input, init)
+      return realFetch(new URL(url.pathname + url.search, server.origin), init)
+    })
+    const transport = new Transport({
+      baseUrl: `${remoteOrigin}/api/v1`,
+      credentials: new Credentials(token),
+      limiters: new LimiterRegistry(),
+      logger: silentLogger,
+      timeoutMs: 10_000,
+      retry: quickRetries,
+      maxBodyBytes: defaultMaxBodyBytes,
+    })
+    return { server, transport }
+  }
+
+  const create: RequestSpec = {
+    operation: 'things.create',
+    method: 'POST',
+    path: '/vaults/1/things',
+    json: { name: 'reset everything' },
+  }
+
+  it.each([
+    [307, (port: number) => `http://127.0.0.1:${port}/admin/reset`],
+    [308, (port: number) => `http://[::1]:${port}/admin/reset`],
+    [303, (port: number) => `http://localhost:${port}/admin/reset`],
+  ])('refuses a %i redirect from it to an address on this machine', async (status, location) => {
+    const local = await serve((_request, response) => sendJson(response, 200, { reset: true }))
+    const port = Number(new URL(local.origin).port)
+    const { server, transport } = await remoteService((_request, response) => {
+      response.writeHead(status, { Location: location(port) })
+      response.end()
+    })
+    const error = await failure(transport.json(create))
+    expect(error.kind).toBe('insecure')
+    expect(error.message).toContain(`refusing a redirect from ${remoteOrigin} to http://`)
+    expect(error.message).toContain('an address on this machine')
+    expect(server.requests).toHaveLength(1)
+    expect(local.requests).toHaveLength(0)
+  })
+
+  it('still follows its redirect to another origin elsewhere, without the token', async () => {
+    const { server, transport } = await remoteService((request, response) => {
+      if (request.url.startsWith('/api/')) {
+        response.writeHead(302, { Location: 'https://downloads.remote.test/download/abc' })
+        response.end()
+      } else sendJson(response, 200, { downloaded: true })
+    })
+    expect(await transport.json(read)).toEqual({ downloaded: true })
+    expect(server.requests.map((request) => [request.url, request.headers['x-svc-token']])).toEqual(
+      [
+        ['/api/v1/vaults/1/things/2', token],
+        ['/download/abc', undefined],
+      ],
+    )
   })
 })
 
@@ -283,6 +358,7 @@ describe('Transport errors', () => {
       logger: silentLogger,
       timeoutMs: 1000,
       retry: quickRetries,
+      maxBodyBytes: defaultMaxBodyBytes,
     })
     const error = await failure(transport.json(read))
     expect(error.kind).toBe('authentication')
@@ -455,14 +531,28 @@ describe('Transport retries', () => {
 
   it('hands a Retry-After longer than it will wait to the caller', async () => {
     const server = await serve((_request, response) => {
-      response.writeHead(429, { 'Retry-After': '3600' })
+      response.writeHead(429, { 'Retry-After': '300' })
       response.end()
     })
     const { transport } = transportFor(server)
     const error = await failure(transport.json(read))
-    expect(error).toMatchObject({ kind: 'rate_limited', retryAfterMs: 3_600_000 })
+    expect(error).toMatchObject({ kind: 'rate_limited', retryAfterMs: 300_000 })
     expect(server.requests).toHaveLength(1)
   })
+
+  it.each(['1000000000', '3600', 'Fri, 01 Jan 2100 00:00:00 GMT'])(
+    'caps a Retry-After of %s at ten minutes',
+    async (retryAfter) => {
+      const server = await serve((_request, response) => {
+        response.writeHead(429, { 'Retry-After': retryAfter })
+        response.end()
+      })
+      const { transport } = transportFor(server)
+      const error = await failure(transport.json(read))
+      expect(error).toMatchObject({ kind: 'rate_limited', retryAfterMs: retryAfterCapMs })
+      expect(retryAfterCapMs).toBe(600_000)
+    },
+  )
 
   it('times out a request the server never answers, then retries it', async () => {
     let calls = 0

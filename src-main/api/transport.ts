@@ -1,4 +1,5 @@
 import type { StreamedBody } from './streamed-body.ts'
+import { htmlPageTitle } from '../shared/error-text.ts'
 import type { Logger } from '../shared/logger.ts'
 import { Attempt } from './attempt.ts'
 import { backoffDelay, parseRetryAfter, sleep, type RetryPolicy } from './backoff.ts'
@@ -8,8 +9,9 @@ import { ApiError, kindOfStatus, serverMessageOf } from './errors.ts'
 import type { ConnectionLimits, LimiterRegistry } from './limiter-registry.ts'
 import type { Priority } from './limiter.ts'
 import { appendQuery, jsonBody, type QueryParams } from './params.ts'
-import { requireSecureUrl } from './secure-url.ts'
+import { isLoopbackUrl, requireSecureUrl } from './secure-url.ts'
 import { sendStreamed } from './streamed-request.ts'
+import { maxErrorBodyBytes, readBodyUpTo, readWholeBody } from './whole-body.ts'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -50,6 +52,8 @@ export interface TransportOptions {
   logger: Logger
   timeoutMs: number
   retry: RetryPolicy
+  /** The largest answer read whole (not streamed); a larger one fails as `bad_response`. */
+  maxBodyBytes: number
   random?: () => number
   /** Told of every attempt once it is answered or has failed. */
   observers?: CallObservers
@@ -81,6 +85,11 @@ export class Transport {
   readonly #tokenChecks = new Map<string, Promise<void>>()
 
   constructor(options: TransportOptions) {
+    if (!Number.isSafeInteger(options.maxBodyBytes) || options.maxBodyBytes <= 0) {
+      throw new RangeError(
+        `maxBodyBytes must be a whole number of bytes above 0, not ${options.maxBodyBytes}.`,
+      )
+    }
     this.baseUrl = requireSecureUrl(options.baseUrl, 'connection')
     this.origin = this.baseUrl.origin
     this.#options = options
@@ -100,7 +109,8 @@ export class Transport {
   /** As `json`, with the body's text (for a caller that keeps records as the server wrote them). */
   jsonWithText(spec: RequestSpec): Promise<{ value: unknown; text: string }> {
     return this.#send(spec, async (response) => {
-      const text = await response.text()
+      const bytes = await readWholeBody(response, this.#options.maxBodyBytes, spec.operation)
+      const text = new TextDecoder().decode(bytes)
       if (text.trim() === '') return { value: undefined, text }
       try {
         return { value: JSON.parse(text) as unknown, text }
@@ -119,7 +129,7 @@ export class Transport {
   bytes(spec: RequestSpec): Promise<{ contentType: string; bytes: Uint8Array }> {
     return this.#send(spec, async (response) => ({
       contentType: response.headers.get('content-type') ?? 'application/octet-stream',
-      bytes: new Uint8Array(await response.arrayBuffer()),
+      bytes: await readWholeBody(response, this.#options.maxBodyBytes, spec.operation),
     }))
   }
 
@@ -153,7 +163,7 @@ export class Transport {
       let answer: Response | undefined
       try {
         answer = await this.#fetchFollowingRedirects(url, spec, body, token, attempt)
-        if (!answer.ok) throw await this.#statusError(spec, answer)
+        if (!answer.ok) throw await this.#statusError(spec, answer, token)
         const result = await use(answer, attempt)
         const ms = Math.round(performance.now() - started)
         this.#log.debug('api call', { operation: spec.operation, status: answer.status, ms })
@@ -281,7 +291,18 @@ export class Transport {
             : `redirect ${response.status} without a Location header.`,
         })
       }
+      const from = target
       target = new URL(location, target)
+      if (isLoopbackUrl(target) && !isLoopbackUrl(from)) {
+        // A server elsewhere must not make this machine send a request (with its method and
+        // body) to a service listening only on loopback, which trusts whatever comes from here.
+        throw new ApiError({
+          kind: 'insecure',
+          operation: spec.operation,
+          status: response.status,
+          message: `refusing a redirect from ${from.origin} to ${target.origin}, an address on this machine.`,
+        })
+      }
       if (target.origin !== this.origin && sendToken) {
         sendToken = false
         attempt.releaseSlot()
@@ -300,21 +321,33 @@ export class Transport {
     }
   }
 
-  async #statusError(spec: RequestSpec, response: Response): Promise<ApiError> {
-    const text = await response.text().catch(() => '')
-    let details: unknown = text
-    try {
-      details = text ? JSON.parse(text) : undefined
-    } catch {
-      // Not JSON: the text itself is the detail (proxies answer HTML or plain text).
+  /**
+   * The error of an answer that is not 2xx, with what the server said. Only the start of a long
+   * body is read; a page (proxies and gateways answer HTML) counts by its title alone; the token,
+   * should the server echo it, is taken out (ApiError makes the rest safe to show).
+   */
+  async #statusError(spec: RequestSpec, response: Response, token: string): Promise<ApiError> {
+    const part = await readBodyUpTo(response, maxErrorBodyBytes).catch(() => undefined)
+    const body = new TextDecoder().decode(part?.bytes ?? new Uint8Array(0))
+    const text = token.length >= 4 ? body.split(token).join('[redacted]') : body
+    const title = htmlPageTitle(text, response.headers.get('content-type'))
+    let details: unknown = title ?? text
+    if (title === null && part?.complete) {
+      try {
+        details = text ? JSON.parse(text) : undefined
+      } catch {
+        // Not JSON: the text itself is the detail (proxies also answer in plain text).
+      }
     }
-    const serverMessage = serverMessageOf(details)
+    const serverMessage = title === '' ? undefined : serverMessageOf(details)
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'))
+    const said = serverMessage ?? response.statusText
     const error = new ApiError({
       kind: kindOfStatus(response.status),
       operation: spec.operation,
       status: response.status,
-      message: `${response.status} ${serverMessage ?? response.statusText}`,
+      // A page's title often is the status already ("502 Bad Gateway").
+      message: said.startsWith(`${response.status} `) ? said : `${response.status} ${said}`,
       ...(serverMessage !== undefined ? { serverMessage } : {}),
       details,
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),

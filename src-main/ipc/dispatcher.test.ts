@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../shared/app-error.ts'
+import { maxErrorTextLength } from '../shared/error-text.ts'
+import { Redactor } from '../shared/redactor.ts'
 import { initialAppStatus } from '../shared/app-status.ts'
 import { silentLogger } from '../shared/logger.ts'
 import { createDispatcher, type RequestHandlers } from './dispatcher.ts'
@@ -66,5 +68,35 @@ describe('createDispatcher', () => {
       ok: false,
       error: { code: 'internal', message: 'boom' },
     })
+  })
+
+  it('answers every error redacted of known tokens and at most 2,000 characters long', async () => {
+    const secret = 'tok-dispatcher-7c1e'
+    new Redactor().add(secret)
+    const long = `the server said ${secret}: ${'x'.repeat(200_000)}`
+    const dispatch = createDispatcher(
+      handlers({
+        'connections.list': () => {
+          throw new AppError('validation', long)
+        },
+        'app.status': () => {
+          throw new Error(`\u001b[31m${secret}`)
+        },
+      }),
+      silentLogger,
+    )
+    const refused = await dispatch('connections.list', {})
+    expect(refused.ok).toBe(false)
+    if (!refused.ok) {
+      expect(refused.error.code).toBe('validation')
+      expect(refused.error.message).toMatch(/^the server said \[redacted\]: x+…$/)
+      expect(refused.error.message).toHaveLength(maxErrorTextLength)
+    }
+    expect(await dispatch('app.status', {})).toEqual({
+      ok: false,
+      error: { code: 'internal', message: '\ufffd[31m[redacted]' },
+    })
+    const unknown = await dispatch('x'.repeat(10_000), {})
+    expect(!unknown.ok && unknown.error.message.length).toBe(maxErrorTextLength)
   })
 })

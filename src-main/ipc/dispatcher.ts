@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { AppError, toErrorValue } from '../shared/app-error.ts'
+import { AppError, safeErrorValue, toErrorValue } from '../shared/app-error.ts'
 import type { Logger } from '../shared/logger.ts'
 import { fail, ok, type Result } from '../shared/result.ts'
 import { isRequestChannel, type RequestChannel } from './channels.ts'
@@ -11,21 +11,31 @@ export type DomainHandlers<C extends RequestChannel> = {
 
 export type RequestHandlers = DomainHandlers<RequestChannel>
 
-/** Answers one request from any host: refuses unknown channels, validates, never throws. */
+/**
+ * Answers one request from any host: refuses unknown channels, validates, never throws. Every
+ * error it answers is redacted and capped (shared/error-text.ts), whatever text it carries.
+ */
 export type Dispatch = (channel: unknown, args: unknown) => Promise<Result<unknown>>
 
 export function createDispatcher(handlers: RequestHandlers, log: Logger): Dispatch {
   return async (channel, args) => {
     if (!isRequestChannel(channel)) {
       log.warn('refused request on an unknown channel', { channel: String(channel).slice(0, 80) })
-      return fail({
-        code: 'unknown_channel',
-        message: `Unknown request channel: ${String(channel)}`,
-      })
+      return fail(
+        safeErrorValue({
+          code: 'unknown_channel',
+          message: `Unknown request channel: ${String(channel)}`,
+        }),
+      )
     }
     const parsed = requestSchemas[channel].safeParse(args ?? {})
     if (!parsed.success) {
-      return fail({ code: 'invalid_argument', message: describeIssues(channel, parsed.error) })
+      return fail(
+        safeErrorValue({
+          code: 'invalid_argument',
+          message: describeIssues(channel, parsed.error),
+        }),
+      )
     }
     try {
       const handler = handlers[channel] as (args: unknown) => unknown

@@ -1,3 +1,5 @@
+import { safeErrorText } from './error-text.ts'
+
 /**
  * Error codes that cross process boundaries (IPC, the browser harness, CLI exit codes).
  * Every layer throws AppError; hosts turn it into `{ok: false, error}` values.
@@ -35,17 +37,27 @@ export class AppError extends Error {
     this.code = code
   }
 
+  /** The error as it leaves the main process: its message redacted and capped (error-text.ts). */
   toValue(): ErrorValue {
-    return { code: this.code, message: this.message }
+    return safeErrorValue({ code: this.code, message: this.message })
   }
 }
 
-/** Anything thrown becomes an ErrorValue; unexpected errors keep their message but not their stack. */
+/**
+ * Anything thrown becomes an ErrorValue fit to leave the main process (IPC, the CLI, the browser
+ * harness): unexpected errors keep their message but not their stack, and every message is
+ * redacted and capped, whatever server text it carries.
+ */
 export function toErrorValue(error: unknown): ErrorValue {
   if (error instanceof AppError) return error.toValue()
   if (error instanceof Error && error.name === 'AbortError') {
     return { code: 'cancelled', message: 'The operation was cancelled.' }
   }
   const message = error instanceof Error ? error.message : String(error)
-  return { code: 'internal', message: message || 'Unexpected error.' }
+  return safeErrorValue({ code: 'internal', message: message || 'Unexpected error.' })
+}
+
+/** An error value with its message made safe to show (secrets out, control characters, length). */
+export function safeErrorValue(value: ErrorValue): ErrorValue {
+  return { code: value.code, message: safeErrorText(value.message) }
 }
