@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { accessibilityViolations } from './accessibility.ts'
 
 export const chromiumPath = '/usr/bin/chromium'
 
@@ -38,7 +39,8 @@ const recordViolations = `
 `
 
 /**
- * Collects console errors, uncaught exceptions, failed requests and CSP violations of a page. The
+ * Collects console errors, uncaught exceptions, failed requests and CSP violations of a page, and
+ * when asked, the accessibility violations of the screen it is on (`accessibility.ts`). The CSP
  * violation listener is installed before any page script, so nothing the app does escapes it.
  */
 export async function watchForProblems(page: Page): Promise<() => Promise<string[]>> {
@@ -52,9 +54,9 @@ export async function watchForProblems(page: Page): Promise<() => Promise<string
   )
   await page.addInitScript({ content: recordViolations })
   return async () => {
-    const violations = page.isClosed()
-      ? []
-      : ((await page.evaluate('window.cspViolations ?? []')) as string[])
-    return [...problems, ...violations]
+    if (page.isClosed()) return [...problems]
+    const violations = (await page.evaluate('window.cspViolations ?? []')) as string[]
+    const inaccessible = await accessibilityViolations(page, new URL(page.url()).hash || '/')
+    return [...problems, ...violations, ...inaccessible]
   }
 }
