@@ -8,6 +8,7 @@ import { WebSocket } from 'ws'
 import { createDispatcher } from '../ipc/dispatcher.ts'
 import { createHandlers } from '../ipc/handlers.ts'
 import { createServices, type Services } from '../services/index.ts'
+import type { Logger } from '../shared/logger.ts'
 import { startHarness, type Harness } from './harness.ts'
 
 interface RawResponse {
@@ -20,13 +21,30 @@ let workDir: string
 let services: Services
 let harness: Harness
 let hostHeader: string
+/** The `name=value` this test's client got for the run's token; sent unless a test says not. */
+let signedIn: string
+const logged: string[] = []
 
-/** A request sent byte for byte as given: no URL normalisation, any Host header. */
+/** Keeps every line the harness logs, fields included, to look for secrets in. */
+const recordingLogger: Logger = {
+  debug: (message, fields) => void logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
+  info: (message, fields) => void logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
+  warn: (message, fields) => void logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
+  error: (message, fields) => void logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
+  child: () => recordingLogger,
+}
+
+/**
+ * A request sent byte for byte as given: no URL normalisation, any Host header, the signed-in
+ * cookie unless `cookie` is given (null sends none).
+ */
 function rawRequest(
   rawPath: string,
-  options: { host?: string; method?: string } = {},
+  options: { host?: string; method?: string; cookie?: string | null; origin?: string } = {},
+  origin = harness.origin,
 ): Promise<RawResponse> {
-  const { port } = new URL(harness.origin)
+  const { port } = new URL(origin)
+  const cookie = options.cookie === undefined ? signedIn : options.cookie
   return new Promise((resolve, reject) => {
     const request = http.request(
       {
@@ -34,7 +52,11 @@ function rawRequest(
         port,
         path: rawPath,
         method: options.method ?? 'GET',
-        headers: { host: options.host ?? hostHeader },
+        headers: {
+          host: options.host ?? new URL(origin).host,
+          ...(cookie === null ? {} : { cookie }),
+          ...(options.origin === undefined ? {} : { origin: options.origin }),
+        },
       },
       (response) => {
         let body = ''
@@ -57,10 +79,22 @@ async function pageSecret(): Promise<string> {
   return secret
 }
 
+/** The cookie a first load with the run's token sets, as a `Cookie` header value. */
+async function signIn(entryUrl: string): Promise<string> {
+  const url = new URL(entryUrl)
+  const answer = await rawRequest(`${url.pathname}${url.search}`, { cookie: null }, url.origin)
+  const setCookie = answer.headers['set-cookie']?.[0]
+  if (answer.status !== 303 || !setCookie) {
+    throw new Error(`The token was not exchanged: ${answer.status} ${answer.body}`)
+  }
+  return setCookie.split(';')[0] ?? ''
+}
+
 interface SocketOptions {
   secret?: string | null
   origin?: string | null
   host?: string
+  cookie?: string | null
 }
 
 /** Opens a bridge socket; resolves with it, or rejects with the HTTP status of the refusal. */
@@ -68,9 +102,10 @@ function openSocket(options: SocketOptions): Promise<WebSocket> {
   const url = new URL('/bridge', harness.origin.replace('http:', 'ws:'))
   if (options.secret != null) url.searchParams.set('secret', options.secret)
   const origin = options.origin === undefined ? harness.origin : options.origin
+  const cookie = options.cookie === undefined ? signedIn : options.cookie
   const socket = new WebSocket(url, {
     ...(origin === null ? {} : { origin }),
-    headers: { host: options.host ?? hostHeader },
+    headers: { host: options.host ?? hostHeader, ...(cookie === null ? {} : { cookie }) },
   })
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve(socket))
@@ -111,8 +146,10 @@ beforeAll(async () => {
     dispatch: createDispatcher(createHandlers(services), services.log),
     events: services.events,
     rendererDir,
+    log: recordingLogger,
   })
   hostHeader = new URL(harness.origin).host
+  signedIn = await signIn(harness.url)
 })
 
 afterAll(async () => {
@@ -147,8 +184,10 @@ describe('the harness over HTTP', () => {
       rendererDir: path.join(workDir, 'renderer'),
     })
     try {
-      const otherPage = await fetch(other.url).then((response) => response.text())
-      expect(otherPage).not.toContain(await pageSecret())
+      const otherCookie = await signIn(other.url)
+      const otherPage = await rawRequest('/', { cookie: otherCookie }, other.origin)
+      expect(otherPage.status).toBe(200)
+      expect(otherPage.body).not.toContain(await pageSecret())
     } finally {
       await other.close()
     }
@@ -209,6 +248,118 @@ describe('the harness over HTTP', () => {
         rendererDir: path.join(workDir, 'nothing-here'),
       }),
     ).rejects.toThrow(/electron-vite build/)
+  })
+})
+
+describe("the harness to a client without the run's token", () => {
+  const token = () => new URL(harness.url).searchParams.get('token') ?? ''
+
+  it('prints an address with a long random token, and a clean page address', () => {
+    const entry = new URL(harness.url)
+    expect(entry.origin).toBe(harness.origin)
+    expect(entry.pathname).toBe('/')
+    expect(token()).toMatch(/^[\w-]{43}$/)
+    expect(harness.pageUrl).toBe(`${harness.origin}/`)
+  })
+
+  it.each([
+    ['the page', '/', 'GET'],
+    ['the page, HEAD', '/', 'HEAD'],
+    ['index.html', '/index.html', 'GET'],
+    ['an asset', '/assets/app.js', 'GET'],
+    ['the bridge script', '/vault-desk-harness.js', 'GET'],
+    ['a missing file', '/assets/none.js', 'GET'],
+    ['a path outside', '/../outside.txt', 'GET'],
+    ['a POST', '/', 'POST'],
+  ])('refuses %s, whatever its Origin says', async (_what, rawPath, method) => {
+    for (const origin of [undefined, harness.origin]) {
+      const answer = await rawRequest(rawPath, { cookie: null, method, origin })
+      expect(answer.status).toBe(403)
+      expect(answer.headers['set-cookie']).toBeUndefined()
+      expect(answer.body).not.toMatch(/data-secret|console\.log|OUTSIDE-SECRET|window/)
+    }
+  })
+
+  it('refuses the WebSocket without the cookie, even with the secret and a forged Origin', async () => {
+    const secret = await pageSecret()
+    await expect(openSocket({ secret, cookie: null })).rejects.toThrow('403')
+    await expect(
+      openSocket({ secret, cookie: `${signedIn.split('=')[0]}=${'A'.repeat(43)}` }),
+    ).rejects.toThrow('403')
+  })
+
+  it.each([
+    ['a wrong token', () => 'A'.repeat(43)],
+    ['the token cut short', () => token().slice(1)],
+    ['the token with more after it', () => `${token()}x`],
+    ['an empty token', () => ''],
+    ['the WebSocket secret instead', () => ''],
+  ])('gives %s nothing, cookie included', async (what, tokenFor) => {
+    const given = what.includes('secret') ? await pageSecret() : tokenFor()
+    const answer = await rawRequest(`/?token=${given}`, { cookie: null })
+    expect(answer.status).toBe(403)
+    expect(answer.body).toContain('Wrong token')
+    expect(answer.headers['set-cookie']).toBeUndefined()
+    expect(answer.headers.location).toBeUndefined()
+  })
+
+  it('refuses the right token given twice beside a wrong one', async () => {
+    const answer = await rawRequest(`/?token=${'A'.repeat(43)}&token=${token()}`, { cookie: null })
+    expect(answer.status).toBe(403)
+    expect(answer.headers['set-cookie']).toBeUndefined()
+  })
+
+  it('trades the token for a strict, HttpOnly cookie and sends the browser on to a clean address', async () => {
+    const answer = await rawRequest(`/?token=${token()}`, { cookie: null })
+    expect(answer.status).toBe(303)
+    expect(answer.headers.location).toBe(harness.pageUrl)
+    const [cookie, ...attributes] = (answer.headers['set-cookie']?.[0] ?? '').split(/;\s*/)
+    expect(cookie).toBe(signedIn)
+    expect(attributes.sort()).toEqual(['HttpOnly', 'Path=/', 'SameSite=Strict'])
+    expect(answer.body).not.toContain(token())
+
+    const page = await rawRequest('/', { cookie })
+    expect(page.status).toBe(200)
+    expect(page.body).toContain('data-secret')
+    expect((await rawRequest('/assets/app.js', { cookie })).status).toBe(200)
+    const socket = await openSocket({ secret: await pageSecret(), cookie })
+    socket.close()
+  })
+
+  it('keeps the path and the rest of the query, on its own origin, when trading the token', async () => {
+    const kept = await rawRequest(`/assets/app.js?v=2&token=${token()}&x=%20y`, { cookie: null })
+    expect(kept.headers.location).toBe(`${harness.origin}/assets/app.js?v=2&x=+y`)
+    const foreign = await rawRequest(`//evil.example/x?token=${token()}`, { cookie: null })
+    expect(foreign.status).toBe(303)
+    expect(foreign.headers.location).toBe(`${harness.origin}//evil.example/x`)
+  })
+
+  it("refuses another run's cookie and a forged one under this run's name", async () => {
+    const other = await startHarness({
+      dispatch: createDispatcher(createHandlers(services), services.log),
+      events: services.events,
+      rendererDir: path.join(workDir, 'renderer'),
+    })
+    try {
+      const otherCookie = await signIn(other.url)
+      expect(otherCookie.split('=')[0]).not.toBe(signedIn.split('=')[0])
+      expect((await rawRequest('/', { cookie: otherCookie })).status).toBe(403)
+      const forged = `${signedIn.split('=')[0]}=${otherCookie.split('=')[1]}`
+      expect((await rawRequest('/', { cookie: forged })).status).toBe(403)
+      expect((await rawRequest('/', { cookie: `${otherCookie}; ${signedIn}` })).status).toBe(200)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('never writes the token or the cookie to its log', async () => {
+    await rawRequest(`/?token=${token()}`, { cookie: null })
+    await expect(openSocket({ secret: token(), origin: null })).rejects.toThrow('403')
+    expect(logged.some((line) => line.includes('refused a WebSocket'))).toBe(true)
+    for (const line of logged) {
+      expect(line).not.toContain(token())
+      expect(line).not.toContain(signedIn.split('=')[1])
+    }
   })
 })
 

@@ -1,9 +1,11 @@
 /**
  * The browser harness: a loopback-only HTTP server that serves the built renderer and gives the
  * page the same `window.vaultDesk` as the Electron preload, over a WebSocket guarded by a secret
- * that is new on every run. Used by the end-to-end tests in Chromium and by `npm run preview:web`.
+ * that is new on every run. Nothing at all is served to a browser that has not opened the run's
+ * token address first (`access.ts`). Used by the end-to-end tests in Chromium and by
+ * `npm run preview:web`.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import http from 'node:http'
 import { stripTypeScriptTypes } from 'node:module'
@@ -16,6 +18,7 @@ import { AppError } from '../shared/app-error.ts'
 import { contentSecurityPolicy } from '../shared/content-security-policy.ts'
 import type { EventBus } from '../shared/events.ts'
 import { silentLogger, type Logger } from '../shared/logger.ts'
+import { createHarnessAccess, sameSecret, type HarnessAccess } from './access.ts'
 import { SocketBridge } from './socket-bridge.ts'
 import { contentTypeOf, resolveStaticFile } from './static-files.ts'
 
@@ -30,8 +33,14 @@ export interface HarnessOptions {
 }
 
 export interface Harness {
-  /** The page to open, for example `http://127.0.0.1:5317/`. */
+  /**
+   * The address to open, with the run's token: `http://127.0.0.1:5317/?token=…`. The first load
+   * trades the token for a cookie and lands on `pageUrl`; a hash added to it survives the trade.
+   * Show it only to the person who started the harness.
+   */
   readonly url: string
+  /** The page's own address once in, for example `http://127.0.0.1:5317/`. */
+  readonly pageUrl: string
   readonly origin: string
   close(): Promise<void>
 }
@@ -56,6 +65,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const { port } = server.address() as AddressInfo
   const origin = `http://${host}:${port}`
   const ownHost = `${host}:${port}`
+  const access = createHarnessAccess(origin)
   const securityHeaders = {
     'Content-Security-Policy': contentSecurityPolicy({ connectSources: [`ws://${ownHost}`] }),
     'X-Content-Type-Options': 'nosniff',
@@ -71,9 +81,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     body: string | Buffer,
     contentType = 'text/plain; charset=utf-8',
     headOnly = false,
+    extraHeaders: http.OutgoingHttpHeaders = {},
   ) => {
     response.writeHead(status, {
       ...securityHeaders,
+      ...extraHeaders,
       'Content-Type': contentType,
       'Content-Length': Buffer.byteLength(body),
     })
@@ -82,7 +94,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 
   server.on('request', (request, response) => {
     void serve(request, response).catch((error: unknown) => {
-      log.error('harness failed to answer a request', { url: request.url, error })
+      // The path only: the query may hold the token.
+      log.error('harness failed to answer a request', { path: pathOf(request), error })
       if (!response.headersSent) respond(response, 500, 'Internal error.')
       else response.destroy()
     })
@@ -93,13 +106,25 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       respond(response, 403, `Refused: this server answers only to Host ${ownHost}.`)
       return
     }
+    const verdict = access.verdict(request)
+    if (verdict.kind === 'refused') {
+      respond(response, 403, verdict.reason)
+      return
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.setHeader('Allow', 'GET, HEAD')
       respond(response, 405, 'Only GET and HEAD are served.')
       return
     }
     const headOnly = request.method === 'HEAD'
-    const rawPath = (request.url ?? '/').split('?')[0] ?? '/'
+    if (verdict.kind === 'exchange') {
+      respond(response, 303, 'Signed in; on to the page.', undefined, headOnly, {
+        'Set-Cookie': verdict.setCookie,
+        Location: verdict.location,
+      })
+      return
+    }
+    const rawPath = pathOf(request)
     if (rawPath === '/' || rawPath === '/index.html') {
       const html = injectClientScript(await readIndexHtml(rendererDir), secret)
       respond(response, 200, html, contentTypeOf('index.html'), headOnly)
@@ -128,7 +153,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   }
 
   server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    const refusal = upgradeRefusal(request, { ownHost, origin, secret })
+    const refusal = upgradeRefusal(request, { ownHost, origin, secret, access })
     if (refusal) {
       log.warn('harness refused a WebSocket', { reason: refusal.reason })
       socket.end(
@@ -141,7 +166,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 
   log.info('browser harness listening', { origin })
   return {
-    url: `${origin}/`,
+    url: access.entryUrl,
+    pageUrl: `${origin}/`,
     origin,
     async close() {
       bridge.close()
@@ -154,7 +180,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 
 function upgradeRefusal(
   request: http.IncomingMessage,
-  expected: { ownHost: string; origin: string; secret: string },
+  expected: { ownHost: string; origin: string; secret: string; access: HarnessAccess },
 ): { status: string; reason: string } | undefined {
   let url: URL
   try {
@@ -169,16 +195,18 @@ function upgradeRefusal(
   if (request.headers.origin !== expected.origin) {
     return { status: '403 Forbidden', reason: 'Foreign or missing Origin.' }
   }
+  // The Origin header proves nothing from a client that is not a browser; the cookie does.
+  if (!expected.access.hasCookie(request)) {
+    return { status: '403 Forbidden', reason: 'Missing or wrong cookie.' }
+  }
   if (!sameSecret(url.searchParams.get('secret') ?? '', expected.secret)) {
     return { status: '403 Forbidden', reason: 'Missing or wrong secret.' }
   }
   return undefined
 }
 
-function sameSecret(given: string, secret: string): boolean {
-  const a = Buffer.from(given)
-  const b = Buffer.from(secret)
-  return a.length === b.length && timingSafeEqual(a, b)
+function pathOf(request: http.IncomingMessage): string {
+  return (request.url ?? '/').split('?')[0] ?? '/'
 }
 
 /**

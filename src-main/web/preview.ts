@@ -1,6 +1,11 @@
 /**
  * `npm run preview:web`: the real services and the built renderer in any browser, through the
- * harness. Data lives in VAULT_DESK_DATA_DIR (or the per-OS default); PORT picks the port.
+ * harness. Data lives in VAULT_DESK_DATA_DIR (or the per-OS default); the port is any free one
+ * unless `--port` or VAULT_DESK_PREVIEW_PORT picks it.
+ *
+ * The address it prints carries the run's token and is the only way in, so it goes to this
+ * process's own output and nowhere else: not to the log, and not to a browser started from here
+ * (its command line would show the token to every account on the machine).
  *
  * The demo vault is not started here on purpose: it belongs to the services (which will run the
  * simulator from src-sim when the page asks for it), so that every host offers it the same way.
@@ -9,34 +14,30 @@ import path from 'node:path'
 import { createDispatcher } from '../ipc/dispatcher.ts'
 import { createHandlers } from '../ipc/handlers.ts'
 import { createServices } from '../services/index.ts'
+import { AppError } from '../shared/app-error.ts'
 import { startHarness } from './harness.ts'
-
-const defaultPort = 5317
-
-function portFromEnvironment(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return defaultPort
-  const port = Number(value)
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new Error(`PORT must be a whole number from 1 to 65535, not "${value}".`)
-  }
-  return port
-}
+import { parsePreviewOptions, previewUsage } from './preview-options.ts'
 
 async function main(): Promise<void> {
-  const port = portFromEnvironment(process.env.PORT)
+  const options = parsePreviewOptions(process.argv.slice(2), process.env)
+  if (options.help) {
+    console.log(previewUsage)
+    return
+  }
   const services = createServices({ host: 'web' })
   const harness = await startHarness({
     dispatch: createDispatcher(createHandlers(services), services.log),
     events: services.events,
     rendererDir: path.resolve(import.meta.dirname, '../../out/renderer'),
-    port,
+    port: options.port,
     log: services.log.child({ component: 'harness' }),
   }).catch(async (error: unknown) => {
     await services.close()
     throw error
   })
 
-  console.log(`Vault Desk is running at ${harness.url}`)
+  console.log('Vault Desk is running. Open this address in your browser (it is for you only):')
+  console.log(`  ${harness.url}`)
   console.log(`Data: ${services.config.dataDir}`)
   console.log('Press Ctrl+C to stop.')
 
@@ -51,5 +52,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(`preview:web failed: ${error instanceof Error ? error.message : String(error)}`)
-  process.exit(1)
+  process.exit(error instanceof AppError && error.code === 'invalid_argument' ? 2 : 1)
 })

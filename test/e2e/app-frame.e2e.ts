@@ -144,7 +144,7 @@ describe.runIf(available)('the app frame in Chromium', () => {
     expect(await outlineOf(skip)).toEqual({ style: 'solid', width: '2px' })
     await page.keyboard.press('Enter')
     expect(await focused(page)).toMatch(/^main:/)
-    expect(page.url()).toBe(app.harness.url)
+    expect(page.url()).toBe(app.harness.pageUrl)
     await page.keyboard.press('Tab')
     expect(await focused(page)).toBe('button: Connect to a vault')
 

@@ -53,7 +53,11 @@ export class AppUnderTest {
     return new AppUnderTest(running, harness, browser, dataDir)
   }
 
-  /** A fresh page on `hash`, with its problems (console errors, CSP violations) collected. */
+  /**
+   * A fresh page on `hash`, with its problems (console errors, CSP violations) collected. It opens
+   * the harness's token address, as a person opens the one `npm run preview:web` prints; the page
+   * then sits on `harness.pageUrl` with the hash.
+   */
   async open(
     hash = '',
     options: { colorScheme?: 'light' | 'dark' } = {},
