@@ -91,6 +91,10 @@ export class FakeBrowserWindow extends EventEmitter {
   focused = false
   destroyed = false
 
+  static fromWebContents(contents: unknown): FakeBrowserWindow | null {
+    return FakeBrowserWindow.created.find((window) => window.webContents === contents) ?? null
+  }
+
   constructor(options: FakeBrowserWindow['options'] = {}) {
     super()
     this.options = options
@@ -282,13 +286,22 @@ export class FakeSession {
   }
 }
 
+interface FakeMessageBoxOptions {
+  cancelId?: number
+}
+
 class FakeDialog {
   /** The buttons the person will press, in order; after that, the dialog's cancel button. */
   readonly responses: number[] = []
-  readonly showMessageBox = vi.fn(async (options: { cancelId?: number }) => ({
-    response: this.responses.shift() ?? options.cancelId ?? 0,
-    checkboxChecked: false,
-  }))
+  /** Takes `(options)` or `(window, options)`, as Electron's does. */
+  readonly showMessageBox = vi.fn(
+    async (
+      ...args: [FakeMessageBoxOptions] | [FakeBrowserWindow | null, FakeMessageBoxOptions]
+    ) => {
+      const options = args.length === 2 ? args[1] : args[0]
+      return { response: this.responses.shift() ?? options.cancelId ?? 0, checkboxChecked: false }
+    },
+  )
 }
 
 class FakeScreen {
