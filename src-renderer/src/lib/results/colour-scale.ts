@@ -39,12 +39,16 @@ export interface CellColours {
 /** Positive values spanning this factor or more are placed on a log scale. */
 const logSpan = 1000
 
+/** Whether a unit measures a concentration (uM, nM, mg/mL...): read on a log scale, low good. */
+export function isConcentration(unit: string | null): boolean {
+  const dimension = parseUnit(unit)?.dimension
+  return dimension === 'molar concentration' || dimension === 'mass concentration'
+}
+
 /** The scale of a column whose numbers run from `min` to `max`; null without two finite ends. */
 export function columnScale(min: number, max: number, unit: string | null): ColumnScale | null {
   if (!Number.isFinite(min) || !Number.isFinite(max) || min > max) return null
-  const dimension = parseUnit(unit)?.dimension
-  const concentration = dimension === 'molar concentration' || dimension === 'mass concentration'
-  const log = min > 0 && (concentration || max / min >= logSpan)
+  const log = min > 0 && (isConcentration(unit) || max / min >= logSpan)
   return { min, max, kind: log ? 'log' : 'linear' }
 }
 

@@ -5,8 +5,7 @@
  * solubility limit read as potency) is taken as better low, anything else as better high.
  */
 import { SvelteMap } from 'svelte/reactivity'
-import { parseUnit } from '../../../../src-common/analysis/readouts/units.ts'
-import type { GoodDirection } from './colour-scale.ts'
+import { isConcentration, type GoodDirection } from './colour-scale.ts'
 import type { ColumnKey } from './results-address.ts'
 
 /** Where the choices are kept: the page's local storage, or nothing (tests, hosts without it). */
@@ -19,8 +18,7 @@ const storageKey = 'vault-desk.results.good-directions'
 
 /** The end taken as good before the person says otherwise. */
 export function defaultDirection(unit: string | null): GoodDirection {
-  const dimension = parseUnit(unit)?.dimension
-  return dimension === 'molar concentration' || dimension === 'mass concentration' ? 'low' : 'high'
+  return isConcentration(unit) ? 'low' : 'high'
 }
 
 export class GoodDirections {

@@ -2,13 +2,21 @@
  * A results table as its address holds it, so that back, forward, reload and a bookmark bring the
  * same table back: `#/results?columns=3:12,3:15&sort=3:12&order=desc&range=3:12,,1&q=VD-00`.
  * Columns are named `protocolId:definitionId` (not by position), so that a sort or a range stays on
- * its readout when other columns come and go. What cannot be read is left out, never refused: an
- * address is something a person may have typed or kept from an older version.
+ * its readout when other columns come and go. The plot of the same rows is `view=plot`, its
+ * columns `x`, `y`, `colour`, `size` and `hist` (a readout's key or a molecular property's name,
+ * `x=molecularWeight`), and the molecules picked in it, which narrow the table, `picked` (see
+ * molecule-pick.ts). What cannot be read is left out, never refused: an address is something a
+ * person may have typed or kept from an older version.
  */
 import type {
   ResultsColumn,
   ResultsLevel,
 } from '../../../../src-common/analysis/readouts/results-table.ts'
+import {
+  molecularPropertyNames,
+  type MolecularPropertyName,
+} from '../../../../src-common/chem/molecular-properties.ts'
+import { picks, type MoleculePick } from './molecule-pick.ts'
 
 /** A column as addresses and memories name it: `protocolId:definitionId`. */
 export type ColumnKey = `${number}:${number}`
@@ -27,6 +35,26 @@ export interface ColumnRange {
   max: number | null
 }
 
+export type ResultsView = 'table' | 'plot'
+
+/** A plotted column: a readout of the table (`3:12`) or a molecular property (`logP`). */
+export type PlotColumnKey = ColumnKey | MolecularPropertyName
+
+export const plotAxes = ['x', 'y', 'colour', 'size', 'histogram'] as const
+export type PlotAxis = (typeof plotAxes)[number]
+
+/** The plot's columns as the person chose them; an axis not chosen takes its default. */
+export type PlotChoices = Partial<Record<PlotAxis, PlotColumnKey>>
+
+/** What each axis is called in the address. */
+const axisParams: Record<PlotAxis, string> = {
+  x: 'x',
+  y: 'y',
+  colour: 'colour',
+  size: 'size',
+  histogram: 'hist',
+}
+
 export interface ResultsQuestion {
   level: ResultsLevel
   columns: readonly ResultsColumn[]
@@ -36,6 +64,12 @@ export interface ResultsQuestion {
   criteria: readonly string[]
   /** The text search over the molecules' names and fields. */
   text: string
+  /** The plot of these rows instead of the table; the table when absent. */
+  view?: ResultsView
+  /** The plot's chosen columns; absent while every one takes its default. */
+  plot?: PlotChoices
+  /** Molecules picked in the plot: the table shows only them. */
+  picked?: MoleculePick
 }
 
 export const emptyQuestion: ResultsQuestion = {
@@ -55,6 +89,10 @@ export const maxTextLength = 500
 
 export function columnKey(column: ResultsColumn): ColumnKey {
   return `${column.protocolId}:${column.definitionId}`
+}
+
+export function isPropertyKey(key: string): key is MolecularPropertyName {
+  return (molecularPropertyNames as readonly string[]).includes(key)
 }
 
 export function columnOfKey(key: string): ResultsColumn | null {
@@ -96,6 +134,13 @@ export function parseResultsQuery(query: string): ResultsQuestion {
     .map((criterion) => criterion.trim())
     .filter((criterion) => criterion !== '' && criterion.length <= maxCriterionLength)
     .slice(0, maxCriteria)
+  const plot: PlotChoices = {}
+  for (const axis of plotAxes) {
+    const key = params.get(axisParams[axis])?.trim() ?? ''
+    if (keys.has(key) || isPropertyKey(key)) plot[axis] = key as PlotColumnKey
+  }
+  const pickedText = params.get('picked')?.trim() ?? ''
+  const picked = pickedText === '' ? null : picks.read(pickedText)
   return {
     level: params.get('level') === 'batch' ? 'batch' : 'molecule',
     columns,
@@ -103,6 +148,9 @@ export function parseResultsQuery(query: string): ResultsQuestion {
     ranges,
     criteria,
     text: (params.get('q') ?? '').slice(0, maxTextLength),
+    ...(params.get('view') === 'plot' ? { view: 'plot' as const } : {}),
+    ...(Object.keys(plot).length > 0 ? { plot } : {}),
+    ...(picked !== null ? { picked } : {}),
   }
 }
 
@@ -129,6 +177,12 @@ export function resultsQuery(question: ResultsQuestion): string {
   }
   for (const criterion of question.criteria) parts.push(['criterion', criterion])
   if (question.text !== '') parts.push(['q', question.text])
+  if (question.view === 'plot') parts.push(['view', 'plot'])
+  for (const axis of plotAxes) {
+    const key = question.plot?.[axis]
+    if (key !== undefined) parts.push([axisParams[axis], key])
+  }
+  if (question.picked) parts.push(['picked', question.picked.token])
   return parts.map(([name, value]) => `${name}=${encodeValue(value)}`).join('&')
 }
 
@@ -151,7 +205,46 @@ export function sameQuestion(first: ResultsQuestion, second: ResultsQuestion): b
 
 /** Whether two questions ask for the same rows (perhaps in another order). */
 export function sameRows(first: ResultsQuestion, second: ResultsQuestion): boolean {
-  return sameQuestion({ ...first, sort: null }, { ...second, sort: null })
+  return sameTable({ ...first, sort: null }, { ...second, sort: null })
+}
+
+/** Whether two questions ask for the same table, however it is shown (a table or a plot). */
+export function sameTable(first: ResultsQuestion, second: ResultsQuestion): boolean {
+  return resultsQuery(tableOf(first)) === resultsQuery(tableOf(second))
+}
+
+/** The question without how it is shown. */
+function tableOf(question: ResultsQuestion): ResultsQuestion {
+  const { view: _view, plot: _plot, ...table } = question
+  return table
+}
+
+/** The question with one plot axis chosen (null: back to its default). */
+export function withPlotColumn(
+  question: ResultsQuestion,
+  axis: PlotAxis,
+  key: PlotColumnKey | null,
+): ResultsQuestion {
+  const plot: PlotChoices = { ...question.plot }
+  if (key === null) delete plot[axis]
+  else plot[axis] = key
+  const { plot: _plot, ...rest } = question
+  return Object.keys(plot).length > 0 ? { ...rest, plot } : rest
+}
+
+/** The question narrowed to molecules picked in the plot (null: no longer narrowed). */
+export function withPicked(
+  question: ResultsQuestion,
+  picked: MoleculePick | null,
+): ResultsQuestion {
+  const { picked: _picked, ...rest } = question
+  return picked === null ? rest : { ...rest, picked }
+}
+
+/** The question shown as a table or as a plot. */
+export function withView(question: ResultsQuestion, view: ResultsView): ResultsQuestion {
+  const { view: _view, ...rest } = question
+  return view === 'plot' ? { ...rest, view } : rest
 }
 
 /** The question with `columns` instead, keeping the sort and ranges of columns still there. */
@@ -159,13 +252,18 @@ export function withColumns(
   question: ResultsQuestion,
   columns: readonly ResultsColumn[],
 ): ResultsQuestion {
-  const kept = new Set(columns.map(columnKey))
+  const kept = new Set<string>(columns.map(columnKey))
   const sort = question.sort
+  const plot = Object.fromEntries(
+    Object.entries(question.plot ?? {}).filter(([, key]) => isPropertyKey(key) || kept.has(key)),
+  ) as PlotChoices
+  const { plot: _plot, ...rest } = question
   return {
-    ...question,
+    ...rest,
     columns: columns.slice(0, maxColumns),
     sort: sort && (sort.column === 'name' || kept.has(sort.column)) ? sort : null,
     ranges: question.ranges.filter((range) => kept.has(range.column)),
+    ...(Object.keys(plot).length > 0 ? { plot } : {}),
   }
 }
 

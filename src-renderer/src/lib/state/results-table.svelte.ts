@@ -10,12 +10,14 @@ import type {
 } from '../../../../src-common/analysis/readouts/results-table.ts'
 import type { RequestArgs, RequestResult, Result, VaultDeskBridge } from '../bridge.ts'
 import { columnScale, type ColumnScale } from '../results/colour-scale.ts'
+import type { TableReadout } from '../results/plot-columns.ts'
 import {
   columnKey,
   emptyQuestion,
   maxTextLength,
   sameQuestion,
   sameRows,
+  sameTable,
   type ColumnKey,
   type ResultsQuestion,
 } from '../results/results-address.ts'
@@ -24,6 +26,8 @@ import { PageBook } from './page-book.ts'
 
 type TableArgs = RequestArgs<'results.table'>
 type TableAnswer = RequestResult<'results.table'>
+/** The molecules a question is about, as `results.table` and `results.points` both take them. */
+export type ScopeArgs = Pick<TableArgs, 'criteria' | 'within'>
 export type ResultsCatalogue = RequestResult<'results.catalogue'>
 export type IndexBacklog = ResultsCatalogue['backlog']
 
@@ -37,7 +41,7 @@ export interface ResultsTableOptions {
 }
 
 /** A column of the table with what the catalogue says of its readout. */
-export interface ShownColumn {
+export interface ShownColumn extends TableReadout {
   key: ColumnKey
   column: ResultsColumn
   /** Null until the catalogue is read, or for a readout the vault no longer has. */
@@ -144,12 +148,16 @@ export class ResultsTable {
     }
   }
 
-  /** Asks the question (a new address); the same question again changes nothing. */
+  /**
+   * Asks the question (a new address); the same question again changes nothing, and nor does the
+   * same table shown another way (as a plot, or with other plot columns).
+   */
   setQuestion(question: ResultsQuestion): void {
     if (sameQuestion(question, this.question)) return
-    const rowsChanged = !sameRows(question, this.question)
+    const before = this.question
     this.question = question
-    this.#restart(rowsChanged)
+    if (sameTable(question, before)) return
+    this.#restart(!sameRows(question, before))
   }
 
   setProject(projectId: number | null): void {
@@ -186,7 +194,7 @@ export class ResultsTable {
     const before = this.backlog
     this.catalogue = answer.value.protocols
     this.backlog = answer.value.backlog
-    if (before !== null && remaining(answer.value.backlog) < remaining(before)) {
+    if (before !== null && backlogLeft(answer.value.backlog) < backlogLeft(before)) {
       void this.refresh()
       void this.#rescale()
     }
@@ -324,16 +332,10 @@ export class ResultsTable {
   /** The question as `results.table` takes it: columns by position, the rest trimmed. */
   #tableArgs(): TableArgs {
     const { connectionId, vaultId } = this.options
-    const { level, columns, sort, ranges, criteria } = this.question
+    const { level, columns, sort, ranges, picked } = this.question
     const keys = columns.map(columnKey)
-    const text = this.question.text.trim().slice(0, maxTextLength)
-    const lines = criteria.map((criterion) => criterion.trim()).filter(Boolean)
     const sortColumn =
       sort === null ? -1 : sort.column === 'name' ? 'name' : keys.indexOf(sort.column)
-    const within = {
-      ...(text ? { text } : {}),
-      ...(this.projectId !== null ? { projectId: this.projectId } : {}),
-    }
     return {
       connectionId,
       vaultId,
@@ -357,8 +359,9 @@ export class ResultsTable {
             }),
           }
         : {}),
-      ...(lines.length > 0 ? { criteria: lines } : {}),
-      ...(Object.keys(within).length > 0 ? { within } : {}),
+      ...scopeArgs(this.question, this.projectId),
+      // A pick this page no longer keeps narrows nothing; the screen says so.
+      ...(picked?.ids ? { moleculeIds: [...picked.ids] } : {}),
     }
   }
 
@@ -399,7 +402,12 @@ export class ResultsTable {
   }
 
   #pollWhileIndexing(): void {
-    if (this.#polling || this.#stopped || this.backlog === null || remaining(this.backlog) === 0) {
+    if (
+      this.#polling ||
+      this.#stopped ||
+      this.backlog === null ||
+      backlogLeft(this.backlog) === 0
+    ) {
       return
     }
     this.#polling = true
@@ -410,7 +418,22 @@ export class ResultsTable {
   }
 }
 
-function remaining(backlog: IndexBacklog): number {
+/** The text search, project and results criteria of a question, trimmed, as the main side takes them. */
+export function scopeArgs(question: ResultsQuestion, projectId: number | null): ScopeArgs {
+  const text = question.text.trim().slice(0, maxTextLength)
+  const criteria = question.criteria.map((criterion) => criterion.trim()).filter(Boolean)
+  const within = {
+    ...(text ? { text } : {}),
+    ...(projectId !== null ? { projectId } : {}),
+  }
+  return {
+    ...(criteria.length > 0 ? { criteria } : {}),
+    ...(Object.keys(within).length > 0 ? { within } : {}),
+  }
+}
+
+/** Readout rows and aggregates the index still has to read. */
+export function backlogLeft(backlog: IndexBacklog): number {
   return backlog.rows + backlog.groups
 }
 

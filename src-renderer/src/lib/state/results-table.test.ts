@@ -6,6 +6,7 @@ import type {
 import type { RequestArgs, RequestResult, Result } from '../bridge.ts'
 import { deferred, settle } from '../testing/bridge-double.ts'
 import { quietBridge } from '../testing/quiet-bridge.ts'
+import { picks } from '../results/molecule-pick.ts'
 import { emptyQuestion, type ResultsQuestion } from '../results/results-address.ts'
 import { ResultsTable, type IndexBacklog } from './results-table.svelte.ts'
 
@@ -80,6 +81,7 @@ function tableAnswer(args: TableArgs, backlog: IndexBacklog): Result<TableAnswer
     positions.map((position) => subject.cells[position] ?? null)
   let rows: ResultsRow[] = subjects.map((subject) => ({ ...subject, cells: cellsOf(subject) }))
   if (args.within?.text) rows = rows.filter((row) => row.name!.includes(args.within!.text!))
+  if (args.moleculeIds) rows = rows.filter((row) => args.moleculeIds!.includes(row.moleculeId!))
   if (args.criteria?.length) rows = rows.filter((row) => (row.cells[0]?.number ?? 99) < 1)
   for (const range of args.ranges ?? []) {
     rows = rows.filter((row) => {
@@ -392,6 +394,38 @@ describe('ResultsTable', () => {
     table.setQuestion({ ...table.question, text: 'VD-00002' })
     await settle()
     expect(table.selection.size).toBe(0)
+  })
+
+  it('is not read again when shown as a plot, nor for another plot column', async () => {
+    const { table, pageReads, asked } = tableOverCache()
+    table.want({ start: 0, end: 20 })
+    table.setQuestion(kinase)
+    await settle()
+    table.selection.selectOnly(2, table.keyAt)
+    const reads = asked.length
+    table.setQuestion({ ...kinase, view: 'plot' })
+    table.setQuestion({ ...kinase, view: 'plot', plot: { x: '3:15', colour: 'logP' } })
+    await settle()
+    expect(asked).toHaveLength(reads)
+    expect(table.question.plot).toEqual({ x: '3:15', colour: 'logP' })
+    expect([...table.selection.keys]).toEqual([3])
+    expect(pageReads()).toHaveLength(1)
+  })
+
+  it('narrows to the molecules picked in the plot, a batch by its molecule', async () => {
+    const { table, pageReads } = tableOverCache()
+    table.want({ start: 0, end: 20 })
+    table.setQuestion({ ...kinase, level: 'batch', picked: picks.pick([7, 3, 120]) })
+    await settle()
+    expect(pageReads().at(-1)).toMatchObject({ level: 'batch', moleculeIds: [3, 7, 120] })
+    expect(table.rows.map((row) => row?.subjectId)).toEqual([5, 6, 13, 14, 239, 240])
+    expect(table.selectedMoleculeIds()).toEqual([])
+
+    // A pick this window no longer keeps narrows nothing (the screen says so).
+    table.setQuestion({ ...kinase, picked: { ids: null, token: '~0000000000000a' } })
+    await settle()
+    expect(pageReads().at(-1)).not.toHaveProperty('moleculeIds')
+    expect(table.total).toBe(250)
   })
 
   it('selects every row of a large table, reading the pages not read yet', async () => {
