@@ -249,7 +249,11 @@ describe.runIf(available)('the results table in Chromium', () => {
 
   it('sorts by IC50 both ways, and the keyboard reaches either end', async () => {
     const ic50 = definition('IC50')
-    const button = header('IC50 (uM)').getByRole('button', { name: 'IC50 (uM)', exact: true })
+    // The sort button is named by what it shows: its protocol, then its readout.
+    const button = header('IC50 (uM)').getByRole('button', {
+      name: `${kinaseName} IC50 (uM)`,
+      exact: true,
+    })
     const ascending = (values: (number | null)[]) =>
       values.every((value, index) => index === 0 || value! >= values[index - 1]!)
     const descending = (values: (number | null)[]) =>
