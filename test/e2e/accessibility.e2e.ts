@@ -19,6 +19,25 @@ import { accessibilityViolations } from './support/accessibility.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
 
+/**
+ * Whether the page scrolls sideways, and if so the widest element that sticks out (tables may
+ * scroll within themselves: their own overflow is not the page's).
+ */
+async function sidewaysOverflow(page: Page): Promise<string | null> {
+  return (await page.evaluate(`(() => {
+    const root = document.scrollingElement
+    if (root.scrollWidth <= root.clientWidth) return null
+    let widest = null
+    for (const element of document.querySelectorAll('body *')) {
+      const right = element.getBoundingClientRect().right
+      if (right > root.clientWidth && (!widest || right > widest.right)) {
+        widest = { right, name: element.tagName.toLowerCase() + (element.className && typeof element.className === 'string' ? '.' + element.className.trim().split(/\\s+/).join('.') : '') }
+      }
+    }
+    return 'page is ' + root.scrollWidth + ' px wide in ' + root.clientWidth + (widest ? ', widest: ' + widest.name + ' to ' + Math.round(widest.right) : '')
+  })()`)) as string | null
+}
+
 const available = requirement(chromiumInstalled(), 'Chromium (/usr/bin/chromium)')
 
 describe.runIf(available)('accessibility of every screen in Chromium', () => {
@@ -144,6 +163,49 @@ describe.runIf(available)('accessibility of every screen in Chromium', () => {
       await visit(recordHref(kind, id))
       await expectAccessible(`record ${kind} ${id}`)
     }
+  }, 300_000)
+
+  it('fits every screen at 1280x720 and at 200% zoom without scrolling sideways', async () => {
+    const screens = [
+      ...sectionIds.map((section) => `#/${section}`),
+      ...browseKinds.flatMap((kind) => {
+        const id = firstRecord(kind)
+        return id === null ? [] : [recordHref(kind, id)]
+      }),
+      '#/results',
+    ]
+    // 200% zoom of a 1280x720 window lays the page out in 640x360 CSS pixels.
+    for (const size of [
+      { width: 1280, height: 720 },
+      { width: 640, height: 360 },
+    ]) {
+      await page.setViewportSize(size)
+      for (const hash of screens) {
+        await visit(hash)
+        expect
+          .soft(await sidewaysOverflow(page), `${hash} at ${size.width}x${size.height}`)
+          .toBeNull()
+      }
+    }
+    // There the sidebar is a drawer: opened from the top bar, closed by Escape, focus given back.
+    const toggle = page.getByRole('button', { name: 'Navigation' })
+    const sections = page.getByRole('navigation', { name: 'Sections' })
+    expect(await sections.isVisible()).toBe(false)
+    await toggle.focus()
+    await page.keyboard.press('Enter')
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true')
+    await sections.waitFor({ state: 'visible' })
+    await expectAccessible('navigation drawer')
+    await sections.getByRole('link').first().focus()
+    await page.keyboard.press('Escape')
+    await sections.waitFor({ state: 'hidden' })
+    expect(await page.evaluate('document.activeElement?.id')).toBe('navigation-toggle')
+    await page.keyboard.press('Enter')
+    await sections.getByRole('link', { name: 'Batches' }).click()
+    await sections.waitFor({ state: 'hidden' })
+    expect(page.url()).toMatch(/#\/batches$/)
+    await page.setViewportSize({ width: 1280, height: 800 })
+    expect(await toggle.isVisible()).toBe(false)
   }, 300_000)
 
   it('checks the search tools of the molecule list', async () => {

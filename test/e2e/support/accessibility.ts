@@ -21,16 +21,26 @@ const wcagTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22
 const schemes = ['light', 'dark'] as const
 
 /**
- * Waits for the styles of a new colour scheme: a frame to apply them, then the transitions they
- * started (colours fade over 1 ms even with reduced motion, and axe would read the midpoint).
+ * Turns transitions off while the check runs: a colour fades over 1 ms even with reduced motion,
+ * and an element whose style is first computed by axe itself (off screen, in a popover) would
+ * start its fade then and report the old scheme's colour. A constructed style sheet, which the
+ * page's Content-Security-Policy does not govern.
  */
-const settledStyles = `new Promise((settle) => requestAnimationFrame(() => requestAnimationFrame(settle)))
-  .then(() => Promise.race([
-    Promise.all(document.getAnimations()
-      .filter((animation) => animation instanceof CSSTransition)
-      .map((animation) => animation.finished.catch(() => undefined))),
-    new Promise((settle) => setTimeout(settle, 1000)),
-  ]))`
+const stillStyles = `(() => {
+  const sheet = new CSSStyleSheet()
+  sheet.replaceSync('*, *::before, *::after { transition: none !important; animation: none !important }')
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet]
+  window.__accessibilityStill = sheet
+})()`
+
+const movingStyles = `(() => {
+  const sheet = window.__accessibilityStill
+  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((each) => each !== sheet)
+})()`
+
+/** Waits for the styles of a new colour scheme to apply: two frames. */
+const settledStyles =
+  'new Promise((settle) => requestAnimationFrame(() => requestAnimationFrame(settle)))'
 
 interface AxeNode {
   target: string[]
@@ -55,6 +65,7 @@ export async function accessibilityViolations(page: Page, screen: string): Promi
     "matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'",
   )) as 'light' | 'dark'
   const found: string[] = []
+  await page.evaluate(stillStyles)
   try {
     for (const scheme of [original, ...schemes.filter((other) => other !== original)]) {
       await page.emulateMedia({ colorScheme: scheme })
@@ -76,7 +87,10 @@ export async function accessibilityViolations(page: Page, screen: string): Promi
       }
     }
   } finally {
-    if (!page.isClosed()) await page.emulateMedia({ colorScheme: original })
+    if (!page.isClosed()) {
+      await page.emulateMedia({ colorScheme: original })
+      await page.evaluate(movingStyles)
+    }
   }
   return found
 }
