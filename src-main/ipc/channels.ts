@@ -10,6 +10,7 @@ import { curvesChannels } from './curves/channels.ts'
 import { demoChannels } from './demo/channels.ts'
 import { exportChannels } from './exports/channels.ts'
 import { outboxChannels } from './outbox/channels.ts'
+import { platesChannels } from './plates/channels.ts'
 import { recordChannels } from './records/channels.ts'
 import { resultsChannels } from './results/channels.ts'
 import { syncChannels } from './sync/channels.ts'
@@ -23,6 +24,7 @@ export const requestChannels = [
   ...recordChannels,
   ...resultsChannels,
   ...curvesChannels,
+  ...platesChannels,
   ...syncChannels,
   ...outboxChannels,
   ...chemChannels,

@@ -14,6 +14,7 @@ import { curvesSchemas, type CurvesResults } from './curves/contract.ts'
 import { demoSchemas, type DemoResults } from './demo/contract.ts'
 import { exportSchemas, type ExportResults } from './exports/contract.ts'
 import { outboxSchemas, type OutboxResults } from './outbox/contract.ts'
+import { platesSchemas, type PlatesResults } from './plates/contract.ts'
 import { recordSchemas, type RecordResults } from './records/contract.ts'
 import { resultsSchemas, type ResultsResults } from './results/contract.ts'
 import { syncSchemas, type SyncResults } from './sync/contract.ts'
@@ -28,6 +29,7 @@ export const requestSchemas = {
   ...recordSchemas,
   ...resultsSchemas,
   ...curvesSchemas,
+  ...platesSchemas,
   ...syncSchemas,
   ...outboxSchemas,
   ...chemSchemas,
@@ -43,6 +45,7 @@ export interface RequestResults
     RecordResults,
     ResultsResults,
     CurvesResults,
+    PlatesResults,
     SyncResults,
     OutboxResults,
     ChemResults,
@@ -121,6 +124,23 @@ export type {
   StructureQueryLanguage,
 } from './chem/contract.ts'
 export type { ChemIndexProgress } from '../shared/events.ts'
+export type {
+  GroupStatistics,
+  LineMean,
+  Measure,
+  PendingMark,
+  PlateFlag,
+  PlateQualityAnswer,
+  PlateQualityThresholds,
+  PlateReadout,
+  PlateReadoutValues,
+  PlateStatisticsFigures,
+  PlateSummary,
+  PlateWellValue,
+  RunPlatesQualityAnswer,
+  WellExclusion,
+  WellGroup,
+} from './plates/contract.ts'
 export type { ExportFormat, ExportProgress, ExportStarted } from './exports/contract.ts'
 export type { SyncSettings } from './sync/contract.ts'
 export type { OutboxItemView, PendingRecord, StagedFileView } from './outbox/contract.ts'

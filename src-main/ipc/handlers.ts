@@ -6,6 +6,7 @@ import { curvesHandlers } from './curves/handlers.ts'
 import { demoHandlers } from './demo/handlers.ts'
 import { exportHandlers } from './exports/handlers.ts'
 import { outboxHandlers } from './outbox/handlers.ts'
+import { platesHandlers } from './plates/handlers.ts'
 import { recordHandlers } from './records/handlers.ts'
 import { resultsHandlers } from './results/handlers.ts'
 import { syncHandlers } from './sync/handlers.ts'
@@ -22,6 +23,7 @@ export function createHandlers(services: Services): RequestHandlers {
     ...recordHandlers(services),
     ...resultsHandlers(services),
     ...curvesHandlers(services),
+    ...platesHandlers(services),
     ...syncHandlers(services),
     ...outboxHandlers(services),
     ...chemHandlers(services),

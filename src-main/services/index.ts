@@ -19,6 +19,7 @@ import { SettingsRepository } from '../store/settings-repository.ts'
 import { BrowseService } from './browse-service.ts'
 import { ResultsService } from './results-service.ts'
 import { CurvesService } from './curves-service.ts'
+import { PlatesService } from './plates-service.ts'
 import { LocalChemService, type ChemService } from './chem-service.ts'
 import { structureIngest } from './structure-ingest.ts'
 import { OutboxDesk } from './outbox-desk.ts'
@@ -52,6 +53,8 @@ export interface Services {
   readonly results: ResultsService
   /** Dose-response curves from the cache, fitted offline beside the vault's fits. */
   readonly curves: CurvesService
+  /** Plate quality from the cache: heat map values, Z′ and flags, a run's plates. */
+  readonly plates: PlatesService
   /** Depictions, properties, structure searches and the vault's structure tools. */
   readonly chem: ChemService
   /** Exports of any list to CSV, SD file, Excel or JSON Lines, offline. */
@@ -237,6 +240,7 @@ export function createServices(options: ServiceOptions): Services {
     browse,
     results,
     curves,
+    plates: new PlatesService({ runtimes, outbox }),
     chem,
     exports,
     demo,

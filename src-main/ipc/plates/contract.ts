@@ -1,0 +1,80 @@
+import { z } from 'zod'
+import type { PlateQualityAnswer, RunPlatesQualityAnswer } from '../../services/plates-service.ts'
+import { connectionIdSchema, vaultIdSchema } from '../records/arguments.ts'
+import type { PlatesChannel } from './channels.ts'
+
+export type { PlateQualityAnswer, RunPlatesQualityAnswer }
+export type {
+  PendingMark,
+  PlateReadout,
+  PlateReadoutValues,
+  PlateStatisticsFigures,
+  PlateSummary,
+  PlateWellValue,
+} from '../../store/plate-queries.ts'
+export type {
+  GroupStatistics,
+  LineMean,
+  Measure,
+  PlateFlag,
+  PlateQualityThresholds,
+  WellExclusion,
+  WellGroup,
+} from '../../../src-common/analysis/plate-quality.ts'
+
+const idSchema = z.number().int().positive()
+
+/** The person's flag thresholds; each left out takes the default (plate-quality.ts). */
+const qualitySchema = z
+  .object({
+    thresholds: z
+      .object({
+        zPrimeWarningBelow: z.number().finite().min(-10).max(1).optional(),
+        zPrimeFailureBelow: z.number().finite().min(-10).max(1).optional(),
+        deviationLevels: z.array(z.number().finite().positive().max(100)).min(1).max(5).optional(),
+      })
+      .strict()
+      .refine(
+        (thresholds) =>
+          thresholds.zPrimeWarningBelow === undefined ||
+          thresholds.zPrimeFailureBelow === undefined ||
+          thresholds.zPrimeFailureBelow <= thresholds.zPrimeWarningBelow,
+        { message: "the Z' failure threshold must not be above the warning threshold" },
+      )
+      .optional(),
+    /** The control Z compares the samples with: `+` (default) or `-`. */
+    zControl: z.enum(['+', '-']).optional(),
+  })
+  .strict()
+
+export const platesSchemas = {
+  'plates.quality': z
+    .object({
+      connectionId: connectionIdSchema,
+      vaultId: vaultIdSchema,
+      plateId: idSchema,
+      definitionId: idSchema.optional(),
+      runId: idSchema.optional(),
+      quality: qualitySchema.optional(),
+    })
+    .strict(),
+  'plates.ofRun': z
+    .object({
+      connectionId: connectionIdSchema,
+      vaultId: vaultIdSchema,
+      runId: idSchema,
+      definitionId: idSchema.optional(),
+      quality: qualitySchema.optional(),
+    })
+    .strict(),
+} satisfies Record<PlatesChannel, z.ZodType>
+
+export interface PlatesResults {
+  /**
+   * A plate's readouts (per run), and one readout's wells (value, control state, outlier,
+   * pending correction, deviation from its group) with the plate's statistics and flag.
+   */
+  'plates.quality': PlateQualityAnswer
+  /** A run's plates, each with its wells and statistics of one readout. */
+  'plates.ofRun': RunPlatesQualityAnswer
+}
