@@ -233,6 +233,11 @@ describe.runIf(available)('accessibility of every screen in Chromium', () => {
     await expectAccessible('results')
     await visit('#/outbox')
     await expectAccessible('outbox')
+    // A live region says what the outbox holds whenever it changes, without taking the focus.
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Outbox empty$/ })
+      .waitFor({ state: 'attached' })
     await visit('#/gallery')
     await expectAccessible('gallery')
     expect(await problems()).toEqual([])
