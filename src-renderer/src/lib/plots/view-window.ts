@@ -99,3 +99,92 @@ export function unitAt(
     v: view.y0 + ((height - py) / height) * (view.y1 - view.y0),
   }
 }
+
+/** Where an image drawn for one view goes on a canvas showing another: origin and scale. */
+export interface ImagePlacement {
+  /** The image's top-left corner on the canvas, in the canvas's pixels. */
+  x: number
+  y: number
+  /** Canvas pixels per image pixel, across and down. */
+  scaleX: number
+  scaleY: number
+}
+
+/**
+ * How to place an image of the plot drawn for `drawn` (`drawnWidth` × `drawnHeight` pixels) on a
+ * canvas of `width` × `height` pixels showing `view`, so that every point lands where the new
+ * view puts it: what a pan or a zoom shows until the points are drawn again for the new view.
+ */
+export function placementBetween(
+  drawn: ViewWindow,
+  drawnWidth: number,
+  drawnHeight: number,
+  view: ViewWindow,
+  width: number,
+  height: number,
+): ImagePlacement {
+  const drawnXScale = drawnWidth / (drawn.x1 - drawn.x0)
+  const drawnYScale = drawnHeight / (drawn.y1 - drawn.y0)
+  const xScale = width / (view.x1 - view.x0)
+  const yScale = height / (view.y1 - view.y0)
+  return {
+    x: (drawn.x0 - view.x0) * xScale,
+    // The image's top edge is the drawn window's top (y1); y grows downwards on a canvas.
+    y: height - (drawn.y1 - view.y0) * yScale,
+    scaleX: xScale / drawnXScale,
+    scaleY: yScale / drawnYScale,
+  }
+}
+
+/** Whether a placement puts the image pixel for pixel where it was drawn (within rounding). */
+export function isIdentityPlacement(placement: ImagePlacement): boolean {
+  return (
+    Math.abs(placement.x) < 1e-6 &&
+    Math.abs(placement.y) < 1e-6 &&
+    Math.abs(placement.scaleX - 1) < 1e-9 &&
+    Math.abs(placement.scaleY - 1) < 1e-9
+  )
+}
+
+/** How far Shift and an arrow key pan: a tenth of the plot. */
+export const keyPanShare = 0.1
+/** How much + zooms in and - zooms out. */
+export const keyZoomFactor = 1.5
+
+/**
+ * The view a key asks for, or null when the key is not a view key: Shift with an arrow pans a
+ * tenth of the plot towards the arrow (what lay that way comes into view; a plain arrow moves the
+ * keyboard's focus between points instead), + and - zoom around `anchor` (pixels of the plot:
+ * the focused point, or the middle), 0 and Home show the whole plot. With Ctrl, Cmd or Alt held
+ * none is a view key: Ctrl and + zooms the window, not the plot.
+ */
+export function viewForKey(
+  view: ViewWindow,
+  key: { key: string; shiftKey: boolean; ctrlKey: boolean; metaKey: boolean; altKey: boolean },
+  anchor: { left: number; top: number },
+  width: number,
+  height: number,
+): ViewWindow | null {
+  const pans: Record<string, [number, number]> = {
+    ArrowLeft: [keyPanShare, 0],
+    ArrowRight: [-keyPanShare, 0],
+    ArrowUp: [0, keyPanShare],
+    ArrowDown: [0, -keyPanShare],
+  }
+  if (key.ctrlKey || key.metaKey || key.altKey) return null
+  const pan = pans[key.key]
+  if (pan) return key.shiftKey ? panBy(view, pan[0] * width, pan[1] * height, width, height) : null
+  switch (key.key) {
+    case '+':
+    case '=':
+      return zoomAt(view, keyZoomFactor, anchor.left, anchor.top, width, height)
+    case '-':
+    case '_':
+      return zoomAt(view, 1 / keyZoomFactor, anchor.left, anchor.top, width, height)
+    case '0':
+    case 'Home':
+      return fullView
+    default:
+      return null
+  }
+}
