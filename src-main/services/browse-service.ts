@@ -10,7 +10,7 @@ import type { RecordRow } from '../../src-common/records/record-row.ts'
 import { isObject, toText, type JsonObject } from '../../src-common/values.ts'
 import type { PendingInput } from '../store/pending-rows.ts'
 import { recordKind, recordKinds, type RecordKindName } from '../store/record-kinds.ts'
-import type { DistinctValue, ListOptions, RowPage } from '../store/record-queries.ts'
+import type { DistinctValue, ListOptions, ListReader, RowPage } from '../store/record-queries.ts'
 import type { LinkedRecord } from '../store/record-links.ts'
 import type { SearchOptions, SearchResult } from '../store/search-index.ts'
 import { connectionVaultId, type VaultCache } from '../store/vault-cache.ts'
@@ -113,6 +113,16 @@ export class BrowseService {
   list(connectionId: string, vaultId: number, kind: string, options: ListOptions): RowPage {
     const cache = this.#runtimes.get(connectionId).cache
     return cache.page(kind, vaultId, options, this.#pendingInputs(connectionId, vaultId, kind))
+  }
+
+  /**
+   * A whole list for reading in its order a page at a time (exports, `find`), with the records
+   * waiting in the outbox as they are now: each comes once, in its pending form, however the
+   * outbox changes while the list is read.
+   */
+  read(connectionId: string, vaultId: number, kind: string, options: ListOptions): ListReader {
+    const cache = this.#runtimes.get(connectionId).cache
+    return cache.read(kind, vaultId, options, this.#pendingInputs(connectionId, vaultId, kind))
   }
 
   /** The distinct values of a filterable column among a list's cached records. */

@@ -52,6 +52,38 @@ export interface RowPage {
   rows: RecordRow<RecordKindName>[]
 }
 
+/**
+ * Where a list read by key stopped: the last row read, by its place in the list's order
+ * (`RecordQueries.pageAfter`).
+ */
+export interface ListKey {
+  /** The row is a record created offline: those come first. */
+  readonly created: boolean
+  /** The row is a record waiting in the outbox: it follows the cached rows of equal value. */
+  readonly staged: boolean
+  /** Its value of the list's sort column. */
+  readonly value: ColumnValue
+  /** Its row id in the cache, or when staged its place among the pending records (from 1). */
+  readonly rowId: number
+}
+
+/** A page of a list read by key. */
+export interface KeyedPage {
+  kind: RecordKindName
+  rows: RecordRow<RecordKindName>[]
+  /** Where the next page starts; null once the list has no more rows. */
+  next: ListKey | null
+}
+
+/** A whole list read in its order a page at a time, however long it is (exports, `find`). */
+export interface ListReader {
+  readonly kind: RecordKindName
+  /** How many records the list held when the reading began. */
+  readonly total: number
+  /** The next rows in the list's order, at most `limit`; none once every row has been read. */
+  next(limit: number): RecordRow<RecordKindName>[]
+}
+
 /** A value of a column among the records of a list, how many hold it, and what it links to. */
 export interface DistinctValue {
   value: ColumnValue
@@ -63,11 +95,38 @@ export interface DistinctValue {
 /** A row as SQLite gives it: `id`, the frame and declared columns, and the JSON text. */
 type StoredRow = Record<string, ColumnValue> & { id: number; json: string }
 
+/** A row's place in a list, as the keys of a list read by key come from SQLite. */
+interface KeyRow {
+  created: 0 | 1
+  staged: 0 | 1
+  row_id: number
+  sort_value: ColumnValue
+}
+
+/** How a list is ordered: by one of the kind's sortable columns, then by row id. */
+interface ListOrder {
+  sort: string
+  descending: boolean
+  /** The sort column's collation in the cache, which the staged tables do not carry. */
+  collation: string
+}
+
+/**
+ * Where a row is, for reading rows by their places: a cached row by its row id, a staged one
+ * (waiting in the outbox) by the negated row id of its staged copy.
+ */
+type Place = number
+
 /** Lists, lookups and counts of cached records, for the UI and the CLI. */
 export class RecordQueries {
   readonly #db: Database.Database
   readonly #planner: SearchQueryPlanner
   readonly #pending: PendingStage
+  /** What each kind's staged tables hold now, by table: a staging replaced meanwhile is redone. */
+  readonly #staged = new Map<
+    string,
+    { vaultId: number; pending: readonly PendingInput[]; tables: StagedTables }
+  >()
 
   constructor(db: Database.Database, planner: SearchQueryPlanner) {
     this.#db = db
@@ -93,14 +152,8 @@ export class RecordQueries {
     pending: readonly PendingInput[] = [],
   ): RowPage {
     const kind = recordKind(kindName)
-    const sort = options.sort ?? 'name'
-    if (!kind.sortable.includes(sort)) {
-      throw new AppError(
-        'invalid_argument',
-        `${kind.name} cannot be sorted by "${sort}". Sortable: ${kind.sortable.join(', ')}.`,
-      )
-    }
-    const direction = options.direction === 'desc' ? 'DESC' : 'ASC'
+    const { sort, descending } = listOrder(kind, options)
+    const direction = descending ? 'DESC' : 'ASC'
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 0), 1000)
     const offset = Math.max(Math.trunc(options.offset ?? 0), 0)
     const cached = this.#condition(kind, vaultId, options)
@@ -119,7 +172,7 @@ export class RecordQueries {
       return { kind: kind.name, total, rows: stored.map((row) => typedRow(kind, row)) }
     }
 
-    const staged = this.#pending.stage(kind, vaultId, pending)
+    const staged = this.#stage(kind, vaultId, pending, { again: true })
     const waiting = this.#condition(kind, vaultId, options, staged)
     const parts: string[] = []
     if (cached !== null) {
@@ -152,6 +205,361 @@ export class RecordQueries {
         return { ...typed, json: input.json, pending: input.mark }
       }),
     }
+  }
+
+  /**
+   * How many records a list with these options holds (paging aside), with the records waiting in
+   * the outbox in their pending form, as `page` counts them.
+   */
+  count(
+    kindName: string,
+    vaultId: number,
+    options: ListOptions = {},
+    pending: readonly PendingInput[] = [],
+  ): number {
+    const kind = recordKind(kindName)
+    const cached = this.#condition(kind, vaultId, options)
+    if (pending.length === 0) {
+      if (cached === null) return 0
+      return this.#db
+        .prepare(`SELECT count(*) FROM ${kind.table} WHERE ${cached.condition}`)
+        .pluck()
+        .get(cached.params) as number
+    }
+    const staged = this.#stage(kind, vaultId, pending)
+    const waiting = this.#condition(kind, vaultId, options, staged)
+    let count = 0
+    if (cached !== null) {
+      count += this.#db
+        .prepare(
+          `SELECT count(*) FROM ${kind.table} WHERE ${cached.condition}
+             AND id NOT IN (SELECT id FROM ${staged.rows} WHERE id IS NOT NULL)`,
+        )
+        .pluck()
+        .get(cached.params) as number
+    }
+    if (waiting !== null) {
+      count += this.#db
+        .prepare(`SELECT count(*) FROM ${staged.rows} WHERE ${waiting.condition}`)
+        .pluck()
+        .get(waiting.params) as number
+    }
+    return count
+  }
+
+  /**
+   * The page of a list that follows the row `after` (the list's first page when null), in the
+   * order `page` gives, without counting the list: each page starts where the last one ended
+   * (its sort value and row id) rather than walking an offset, so that reading a long list costs
+   * each page alike. An index on the sort column makes each page a short walk of it; without one,
+   * SQLite sorts the list again for every page (`read` then takes the whole order once). Records
+   * waiting in the outbox come in their pending form exactly once: the cached copy of a changed
+   * record is left out, as `page` leaves it out. `pending` is read as given: pass a new array when
+   * the outbox changed, and the same one to read on from the same snapshot.
+   */
+  pageAfter(
+    kindName: string,
+    vaultId: number,
+    options: ListOptions = {},
+    after: ListKey | null = null,
+    pending: readonly PendingInput[] = [],
+  ): KeyedPage {
+    const kind = recordKind(kindName)
+    if (options.offset !== undefined && options.offset !== 0) {
+      throw new AppError(
+        'invalid_argument',
+        'A page read by key starts after a row of the list, not at an offset.',
+      )
+    }
+    const order = listOrder(kind, options)
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50), 1), 1000)
+    if (pending.length === 0) {
+      const read = this.#cachedRowsAfter(kind, vaultId, options, order, after, limit)
+      return {
+        kind: kind.name,
+        rows: read.rows,
+        next: read.rows.length === limit ? read.last : null,
+      }
+    }
+    const staged = this.#stage(kind, vaultId, pending)
+    const keys = this.#keysAfter(kind, vaultId, options, order, staged, after, limit)
+    const last = keys.at(-1)
+    return {
+      kind: kind.name,
+      rows: this.#rowsAt(kind, keys.map(placeOf), staged, pending),
+      next: keys.length === limit && last !== undefined ? keyOf(last) : null,
+    }
+  }
+
+  /**
+   * Reads a whole list in its order, from `options.offset`, a page at a time (`limit` aside):
+   * what exports and `find` read. The records waiting in the outbox are taken once, when the
+   * reading begins, and come exactly once, in their pending form.
+   *
+   * A list whose order an index gives (its sort column indexed, and nothing that SQLite answers
+   * as a whole set for every statement: text, a project, ids, a filter on another column) is
+   * read by key (`pageAfter`), its memory the same however long. Any other list is ordered once,
+   * its places (a number per row) kept, and its rows read by place a page at a time: paging it by
+   * key would sort it, or search its text, again for every page (bench/README.md).
+   */
+  read(
+    kindName: string,
+    vaultId: number,
+    options: ListOptions = {},
+    pending: readonly PendingInput[] = [],
+  ): ListReader {
+    const kind = recordKind(kindName)
+    const order = listOrder(kind, options)
+    const { offset, limit: _limit, ...question } = options
+    const start = Math.max(Math.trunc(offset ?? 0), 0)
+    if (readsByKey(kind, order.sort, question)) {
+      const total = this.count(kindName, vaultId, question, pending)
+      let after: ListKey | null = null
+      let skip = start
+      let done = start >= total
+      return {
+        kind: kind.name,
+        total,
+        next: (limit) => {
+          if (done) return []
+          const size = Math.max(Math.trunc(limit), 1)
+          if (pending.length === 0) {
+            const read = this.#cachedRowsAfter(kind, vaultId, question, order, after, size, skip)
+            skip = 0
+            after = read.last ?? after
+            done = read.rows.length < size
+            return read.rows
+          }
+          const staged = this.#stage(kind, vaultId, pending)
+          const keys = this.#keysAfter(kind, vaultId, question, order, staged, after, size, skip)
+          skip = 0
+          const last = keys.at(-1)
+          if (last !== undefined) after = keyOf(last)
+          done = keys.length < size
+          return this.#rowsAt(kind, keys.map(placeOf), staged, pending)
+        },
+      }
+    }
+    const staged = pending.length > 0 ? this.#stage(kind, vaultId, pending) : null
+    const places = this.#placesInOrder(kind, vaultId, question, order, staged)
+    let position = start
+    return {
+      kind: kind.name,
+      total: places.length,
+      next: (limit) => {
+        if (position >= places.length) return []
+        const chunk = places.slice(position, position + Math.max(Math.trunc(limit), 1))
+        position += chunk.length
+        const stagedNow = chunk.some((place) => place < 0)
+          ? this.#stage(kind, vaultId, pending)
+          : null
+        return this.#rowsAt(kind, chunk, stagedNow, pending)
+      },
+    }
+  }
+
+  /**
+   * Stages the pending records of a list, unless the kind's staged tables hold these very ones
+   * (the same array) already; `again` stages them whatever they hold.
+   */
+  #stage(
+    kind: RecordKind,
+    vaultId: number,
+    pending: readonly PendingInput[],
+    { again = false } = {},
+  ): StagedTables {
+    const current = this.#staged.get(kind.table)
+    if (!again && current?.vaultId === vaultId && current.pending === pending) return current.tables
+    const tables = this.#pending.stage(kind, vaultId, pending)
+    this.#staged.set(kind.table, { vaultId, pending, tables })
+    return tables
+  }
+
+  /**
+   * The rows that follow `after` (from the first when null) when no record waits in the outbox,
+   * at most `limit`, after skipping `skip`: each segment of `segmentsAfter` walks an index range
+   * in the list's order and reads the rows themselves, so that a page is one walk, neither sorted
+   * again nor looked up a second time.
+   */
+  #cachedRowsAfter(
+    kind: RecordKind,
+    vaultId: number,
+    options: ListOptions,
+    { sort, descending }: ListOrder,
+    after: ListKey | null,
+    limit: number,
+    skip = 0,
+  ): { rows: RecordRow<RecordKindName>[]; last: ListKey | null } {
+    const rows: RecordRow<RecordKindName>[] = []
+    let last: ListKey | null = null
+    const cached = this.#condition(kind, vaultId, options)
+    if (cached === null) return { rows, last }
+    const direction = descending ? 'DESC' : 'ASC'
+    const params: Record<string, SqlValue> = { ...cached.params, skip }
+    if (after !== null) {
+      params.afterRow = after.rowId
+      if (after.value !== null) params.afterValue = after.value
+    }
+    const segments = after === null ? ['1'] : segmentsAfter(sort, descending, after.value, 'rest')
+    for (const segment of segments) {
+      if (rows.length >= limit) break
+      const statement = this.#db.prepare(
+        `SELECT row_id, ${sort} AS sort_value, ${rowColumns(kind)} FROM ${kind.table}
+           WHERE ${cached.condition} AND ${segment}
+           ORDER BY ${sort} ${direction}, row_id ${direction} LIMIT @limit OFFSET @skip`,
+      )
+      const names = statement.columns().map((column) => column.name)
+      const jsonAt = names.length - 1
+      const found = statement.raw().iterate({ ...params, limit: limit - rows.length })
+      for (const values of found as Iterable<ColumnValue[]>) {
+        const columns: Record<string, ColumnValue> = {}
+        for (let index = 3; index < jsonAt; index++) columns[names[index]!] = values[index]!
+        rows.push(lazyRow(kind.name, values[2] as number, columns, values[jsonAt] as string))
+        last = { created: false, staged: false, value: values[1]!, rowId: values[0] as number }
+      }
+      params.skip = 0
+    }
+    return { rows, last }
+  }
+
+  /**
+   * The places of the rows that follow `after` (from the first when null), at most `limit`, after
+   * skipping `skip`. The cached rows are asked in segments that each walk an index range in
+   * order (the rest of the equal values, then the values beyond, then for a descending list its
+   * NULLs, which SQLite sorts first); the few staged rows are merged with them by SQLite, under
+   * the sort column's own collation.
+   */
+  #keysAfter(
+    kind: RecordKind,
+    vaultId: number,
+    options: ListOptions,
+    { sort, descending, collation }: ListOrder,
+    staged: StagedTables | null,
+    after: ListKey | null,
+    limit: number,
+    skip = 0,
+  ): KeyRow[] {
+    const cached = this.#condition(kind, vaultId, options)
+    const waiting = staged ? this.#condition(kind, vaultId, options, staged) : null
+    const direction = descending ? 'DESC' : 'ASC'
+    const params: Record<string, SqlValue> = {
+      ...cached?.params,
+      ...waiting?.params,
+      limit,
+      skip,
+    }
+    if (after !== null) {
+      params.afterRow = after.rowId
+      if (after.value !== null) params.afterValue = after.value
+    }
+    const arms: string[] = []
+    if (cached !== null) {
+      const others = staged
+        ? ` AND id NOT IN (SELECT id FROM ${staged.rows} WHERE id IS NOT NULL)`
+        : ''
+      const segments =
+        after === null || after.created
+          ? ['1']
+          : segmentsAfter(sort, descending, after.value, after.staged ? 'none' : 'rest')
+      for (const segment of segments) {
+        arms.push(`SELECT * FROM (
+          SELECT 0 AS created, 0 AS staged, row_id, ${sort} AS sort_value FROM ${kind.table}
+            WHERE ${cached.condition}${others} AND ${segment}
+            ORDER BY ${sort} ${direction}, row_id ${direction} LIMIT @limit + @skip)`)
+      }
+    }
+    if (staged !== null && waiting !== null) {
+      arms.push(`SELECT id IS NULL AS created, 1 AS staged, row_id, ${sort} AS sort_value
+        FROM ${staged.rows}
+        WHERE ${waiting.condition} AND (${stagedAfter(`${sort} COLLATE ${collation}`, descending, after)})`)
+    }
+    if (arms.length === 0) return []
+    return this.#db
+      .prepare(
+        `SELECT created, staged, row_id, sort_value FROM (${arms.join(' UNION ALL ')})
+           ORDER BY created DESC, sort_value COLLATE ${collation} ${direction}, staged,
+             row_id ${direction}
+           LIMIT @limit OFFSET @skip`,
+      )
+      .all(params) as KeyRow[]
+  }
+
+  /** The places of every row of a list, in its order (as `page` orders it). */
+  #placesInOrder(
+    kind: RecordKind,
+    vaultId: number,
+    options: ListOptions,
+    { sort, descending, collation }: ListOrder,
+    staged: StagedTables | null,
+  ): Place[] {
+    const cached = this.#condition(kind, vaultId, options)
+    const direction = descending ? 'DESC' : 'ASC'
+    if (staged === null) {
+      if (cached === null) return []
+      return this.#db
+        .prepare(
+          `SELECT row_id FROM ${kind.table} WHERE ${cached.condition}
+             ORDER BY ${sort} ${direction}, row_id ${direction}`,
+        )
+        .pluck()
+        .all(cached.params) as Place[]
+    }
+    const waiting = this.#condition(kind, vaultId, options, staged)
+    const arms: string[] = []
+    if (cached !== null) {
+      arms.push(`SELECT 0 AS created, 0 AS staged, row_id, ${sort} AS sort_value
+        FROM ${kind.table} WHERE ${cached.condition}
+          AND id NOT IN (SELECT id FROM ${staged.rows} WHERE id IS NOT NULL)`)
+    }
+    if (waiting !== null) {
+      arms.push(`SELECT id IS NULL AS created, 1 AS staged, row_id, ${sort} AS sort_value
+        FROM ${staged.rows} WHERE ${waiting.condition}`)
+    }
+    if (arms.length === 0) return []
+    return this.#db
+      .prepare(
+        `SELECT iif(staged, -row_id, row_id) FROM (${arms.join(' UNION ALL ')})
+           ORDER BY created DESC, sort_value COLLATE ${collation} ${direction}, staged,
+             row_id ${direction}`,
+      )
+      .pluck()
+      .all({ ...cached?.params, ...waiting?.params }) as Place[]
+  }
+
+  /**
+   * The rows at these places, in their order; a row deleted since its place was taken is left
+   * out. Staged rows carry their pending record and mark, as `page` gives them.
+   */
+  #rowsAt(
+    kind: RecordKind,
+    places: readonly Place[],
+    staged: StagedTables | null,
+    pending: readonly PendingInput[],
+  ): RecordRow<RecordKindName>[] {
+    if (places.length === 0) return []
+    const found = new Map<Place, RecordRow<RecordKindName>>()
+    const cachedIds = places.filter((place) => place > 0)
+    if (cachedIds.length > 0) {
+      const statement = this.#db.prepare(
+        `SELECT row_id, ${rowColumns(kind)} FROM ${kind.table}
+           WHERE row_id IN (SELECT value FROM json_each(?))`,
+      )
+      readRows(statement, cachedIds, (rowId, id, columns, json) =>
+        found.set(rowId, lazyRow(kind.name, id, columns, json)),
+      )
+    }
+    const stagedIds = places.filter((place) => place < 0).map((place) => -place)
+    if (stagedIds.length > 0 && staged !== null) {
+      const statement = this.#db.prepare(
+        `SELECT row_id, ${rowColumns(kind, 'json')} FROM ${staged.rows}
+           WHERE row_id IN (SELECT value FROM json_each(?))`,
+      )
+      readRows(statement, stagedIds, (rowId, id, columns) => {
+        const input = pending[rowId - 1]!
+        found.set(-rowId, { kind: kind.name, id, columns, json: input.json, pending: input.mark })
+      })
+    }
+    return places.flatMap((place) => found.get(place) ?? [])
   }
 
   /**
@@ -364,6 +772,90 @@ export class RecordQueries {
   }
 }
 
+function listOrder(kind: RecordKind, options: ListOptions): ListOrder {
+  const sort = options.sort ?? 'name'
+  if (!kind.sortable.includes(sort)) {
+    throw new AppError(
+      'invalid_argument',
+      `${kind.name} cannot be sorted by "${sort}". Sortable: ${kind.sortable.join(', ')}.`,
+    )
+  }
+  return { sort, descending: options.direction === 'desc', collation: collationOf(kind, sort) }
+}
+
+function collationOf(kind: RecordKind, column: string): string {
+  if (column === 'name') return 'NOCASE'
+  return kind.declaration.columns?.find((declared) => declared.name === column)?.collate ?? 'BINARY'
+}
+
+/**
+ * Whether an index gives the list's order, so that each page read by key is a short walk of it:
+ * the sort column is indexed on its own (after the vault), and nothing narrows the list that
+ * SQLite would answer as a whole set for every page (text, a project, ids, a filter on another
+ * column, which might also draw SQLite to that column's index and a sort).
+ */
+function readsByKey(kind: RecordKind, sort: string, options: ListOptions): boolean {
+  const indexed =
+    sort === 'id' ||
+    (sort === 'name' && kind.declaration.unnamed !== true) ||
+    (kind.declaration.indexes ?? []).includes(sort)
+  const narrowed =
+    (options.text !== undefined && options.text.trim() !== '') ||
+    options.projectId !== undefined ||
+    options.ids !== undefined ||
+    Object.keys(options.filters ?? {}).some((column) => column !== sort)
+  return indexed && !narrowed
+}
+
+/**
+ * The conditions, each an index range in the list's order, of the rows that follow the value
+ * `value` of `column` (NULLs first ascending, last descending, as SQLite sorts them). Rows of that
+ * very value: those after `@afterRow` (`rest`), all (`all`) or none (`none`).
+ */
+function segmentsAfter(
+  column: string,
+  descending: boolean,
+  value: ColumnValue,
+  same: 'rest' | 'all' | 'none',
+): string[] {
+  const equal = value === null ? `${column} IS NULL` : `${column} = @afterValue`
+  const segments: string[] = []
+  if (same === 'rest') segments.push(`${equal} AND row_id ${descending ? '<' : '>'} @afterRow`)
+  if (same === 'all') segments.push(equal)
+  if (!descending)
+    segments.push(value === null ? `${column} IS NOT NULL` : `${column} > @afterValue`)
+  else if (value !== null) segments.push(`${column} < @afterValue`, `${column} IS NULL`)
+  return segments.map((segment) => `(${segment})`)
+}
+
+/**
+ * Which staged rows follow `after`: created ones come first (after a created row, those after
+ * it, and every changed one); a changed row follows the cached rows of its value.
+ */
+function stagedAfter(column: string, descending: boolean, after: ListKey | null): string {
+  if (after === null) return '1'
+  const any = (segments: string[]): string => (segments.length > 0 ? segments.join(' OR ') : '0')
+  if (after.created) {
+    const rest = any(segmentsAfter(column, descending, after.value, 'rest'))
+    return `(id IS NULL AND (${rest})) OR id IS NOT NULL`
+  }
+  const same = after.staged ? 'rest' : 'all'
+  return `id IS NOT NULL AND (${any(segmentsAfter(column, descending, after.value, same))})`
+}
+
+function keyOf(row: KeyRow): ListKey {
+  return {
+    created: row.created === 1,
+    staged: row.staged === 1,
+    value: row.sort_value,
+    rowId: row.row_id,
+  }
+}
+
+function placeOf(row: KeyRow): Place {
+  return row.staged === 1 ? -row.row_id : row.row_id
+}
+
 /** The JSON of a record; a batch nested in its molecule is read from the molecule's JSON. */
 function jsonOf(kind: RecordKind): string {
   if (!kind.declaration.nestedJson) return 'json'
@@ -375,6 +867,50 @@ function jsonOf(kind: RecordKind): string {
 function rowColumns(kind: RecordKind, json = jsonOf(kind)): string {
   const declared = kind.columns.map((column) => `, ${column.column}`).join('')
   return `id, name, created_at, modified_at${declared}, ${json} AS json`
+}
+
+/**
+ * Runs a statement whose columns are `row_id` and then `rowColumns`' over a list of row ids, and
+ * hands over each row's row id, server id, columns and JSON text. Rows are read as arrays: a
+ * record per row, and nothing else, is made of them.
+ */
+function readRows(
+  statement: Database.Statement,
+  rowIds: readonly number[],
+  take: (rowId: number, id: number, columns: Record<string, ColumnValue>, json: string) => void,
+): void {
+  const names = statement.columns().map((column) => column.name)
+  const jsonAt = names.length - 1
+  for (const values of statement.raw().iterate(JSON.stringify(rowIds)) as Iterable<ColumnValue[]>) {
+    const columns: Record<string, ColumnValue> = {}
+    for (let index = 2; index < jsonAt; index++) columns[names[index]!] = values[index]!
+    take(values[0] as number, values[1] as number, columns, values[jsonAt] as string)
+  }
+}
+
+/**
+ * A row whose JSON is parsed when first read. A whole list read for an export or `find` often
+ * needs only the columns (the view's columns of most kinds), and parsing each record's JSON was a
+ * large share of reading it (bench/README.md, export.bench.ts).
+ */
+function lazyRow(
+  kind: RecordKindName,
+  id: number,
+  columns: Record<string, ColumnValue>,
+  text: string,
+): RecordRow<RecordKindName> {
+  let parsed: JsonObject | undefined
+  return {
+    kind,
+    id,
+    columns,
+    get json(): JsonObject {
+      return (parsed ??= parseRecord(text))
+    },
+    set json(value: JsonObject) {
+      parsed = value
+    },
+  }
 }
 
 function typedRow(kind: RecordKind, stored: StoredRow): RecordRow<RecordKindName> {

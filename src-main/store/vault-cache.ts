@@ -11,7 +11,10 @@ import { ReadoutQueries } from './readout-queries.ts'
 import {
   RecordQueries,
   type DistinctValue,
+  type KeyedPage,
+  type ListKey,
   type ListOptions,
+  type ListReader,
   type RecordPage,
   type RowPage,
 } from './record-queries.ts'
@@ -28,7 +31,7 @@ export { connectionVaultId, type ApplyPageOptions, type AppliedPage } from './ca
  * The cache of one connection: every record kind of every vault the person can reach, the search
  * index and the sync position. Sync writes through `writer` (a worker thread commits its pages);
  * single records (the outbox's answers from the server) are written here with `applyPage`. The UI
- * and the CLI read through `list`, `get`, `linked`, `search`, `counts` and `lastSyncs`.
+ * and the CLI read through `list`, `page`, `read`, `get`, `linked`, `search`, `counts` and `lastSyncs`.
  */
 export class VaultCache {
   readonly file: string
@@ -149,6 +152,30 @@ export class VaultCache {
     pending: readonly PendingInput[] = [],
   ): RowPage {
     return this.#queries.page(kindName, vaultIdOf(vaultId), options, pending)
+  }
+
+  /**
+   * The page of a list after the row `after` (the first when null), read by key rather than by
+   * offset and not counted (RecordQueries.pageAfter).
+   */
+  pageAfter(
+    kindName: string,
+    vaultId: number | string,
+    options: ListOptions = {},
+    after: ListKey | null = null,
+    pending: readonly PendingInput[] = [],
+  ): KeyedPage {
+    return this.#queries.pageAfter(kindName, vaultIdOf(vaultId), options, after, pending)
+  }
+
+  /** Reads a whole list in its order a page at a time, for exports (RecordQueries.read). */
+  read(
+    kindName: string,
+    vaultId: number | string,
+    options: ListOptions = {},
+    pending: readonly PendingInput[] = [],
+  ): ListReader {
+    return this.#queries.read(kindName, vaultIdOf(vaultId), options, pending)
   }
 
   /** The distinct values of a filterable column among a list's records, with their counts. */
