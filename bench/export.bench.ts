@@ -1,10 +1,14 @@
 /**
  * Exporting 250k molecules (chembl_250k.csv.gz as records the vault would give) from a cache to a
- * local file, through the export service as a window or `vault-desk export` asks it (pages of 1000
- * through the browse service, the view's columns), against the bare `SELECT` streaming the same
- * rows in the same run: records per second, and how much the main process's memory grows (the
- * peak resident set during the export over the resident set before it).
+ * local file, through the export service as a window or `vault-desk export` asks it (the list read
+ * by key through the browse service, a page of 1000 at a time, the view's columns), against the
+ * bare `SELECT` streaming the same rows in the same run: records per second, and how much the main
+ * process's memory grows (the peak resident set during the export over the resident set before it).
  *
+ * - Reading alone, the ways a whole list can be read, taking turns (BENCH_READ_ROUNDS, 2): by
+ *   offset pages as the window pages (a count and an OFFSET per page: how exports read before),
+ *   by key (`BrowseService.read`) with each record's JSON left unparsed and parsed, and by place
+ *   (a list whose sort column has no index: its order taken once, 8 bytes a row).
  * - CSV of every molecule.
  * - SD file of every molecule whose record carries its molfile, as the vault API gives it: the
  *   molfiles are RDKit's, written in the chemistry workers for the first BENCH_MOLFILES (2,000)
@@ -15,7 +19,8 @@
  *   coordinates, not the export, set that pace.
  *
  * The cache is built once in bench-results/export/ (the writer, as sync stores pages) and kept.
- * Environment: BENCH_MOLECULES (250000), BENCH_MOLFILES, BENCH_SMILES_SAMPLE.
+ * Environment: BENCH_MOLECULES (250000), BENCH_MOLFILES, BENCH_SMILES_SAMPLE, BENCH_READ_ROUNDS,
+ * BENCH_EXPORT_RUNS (parts of the names of the export runs to make; all by default).
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -68,6 +73,7 @@ try {
   })
   const bare = bareSelect(cacheFile, vaults.smiles)
   progress(`bare SELECT: ${Math.round(bare.rate)} rows/s`)
+  compareReadings(browse, bare.rate)
 
   const runs: { name: string; format: 'csv' | 'sdf'; vaultId: number; what: string }[] = [
     { name: 'export.csv.molecules_250k', format: 'csv', vaultId: vaults.smiles, what: 'CSV' },
@@ -84,7 +90,10 @@ try {
       what: 'SD file, molfiles written by RDKit in the workers from SMILES',
     },
   ]
+  // BENCH_EXPORT_RUNS=csv,sdf.molecules_250k: only the runs whose names contain one of these.
+  const chosen = (process.env.BENCH_EXPORT_RUNS ?? '').split(',').filter((part) => part !== '')
   for (const run of runs) {
+    if (chosen.length > 0 && !chosen.some((part) => run.name.includes(part))) continue
     const request: ExportRequest = {
       connectionId: 'bench',
       vaultId: run.vaultId,
@@ -133,6 +142,7 @@ try {
       records: summary.records,
       seconds: Number(seconds.toFixed(2)),
       bytes: summary.bytes,
+      loadAverage: loadAverage(),
     })
     report({
       name: `${run.name}.memory_growth`,
@@ -152,6 +162,87 @@ try {
   await cache.close()
 } finally {
   fs.rmSync(outDir, { recursive: true, force: true })
+}
+
+/**
+ * Reads the whole list of vault 1 each way, taking turns, and reports each way's rate beside the
+ * bare SELECT's (and the key's over the offset pages').
+ */
+function compareReadings(browse: BrowseService, bareRate: number): void {
+  const rounds = Math.max(Number(process.env.BENCH_READ_ROUNDS ?? 2), 1)
+  const drain = (options: { sort?: string }, parse: boolean): number => {
+    const reader = browse.read('bench', vaults.smiles, 'molecules', options)
+    let count = 0
+    for (let rows = reader.next(1000); rows.length > 0; rows = reader.next(1000)) {
+      count += rows.length
+      if (parse) for (const row of rows) if (row.json.id === undefined) count--
+    }
+    return count
+  }
+  const ways: Record<string, { what: string; read: () => number }> = {
+    offset_pages: {
+      what: 'offset pages of 1000 (count and OFFSET each), JSON parsed: the reading before',
+      read: () => {
+        let count = 0
+        for (let offset = 0; ; offset += 1000) {
+          const page = browse.list('bench', vaults.smiles, 'molecules', { offset, limit: 1000 })
+          count += page.rows.length
+          if (page.rows.length < 1000) return count
+        }
+      },
+    },
+    by_key: { what: 'read by key, JSON left unparsed', read: () => drain({}, false) },
+    by_key_json_parsed: {
+      what: 'read by key, every JSON parsed',
+      read: () => drain({}, true),
+    },
+    by_place_log_p: {
+      what: 'sorted by log P (no index): the order taken once, rows read by place',
+      read: () => drain({ sort: 'log_p' }, false),
+    },
+  }
+  const seconds: Record<string, number[]> = {}
+  let records = 0
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, way] of Object.entries(ways)) {
+      gc()
+      const started = performance.now()
+      records = way.read()
+      const took = (performance.now() - started) / 1000
+      ;(seconds[name] ??= []).push(took)
+      progress(`read ${name}: ${Math.round(records / took)} records/s (load ${loadAverage()})`)
+    }
+  }
+  const rateOf = (name: string): number => {
+    const taken = seconds[name]!
+    return records / (taken.reduce((sum, value) => sum + value, 0) / taken.length)
+  }
+  for (const [name, way] of Object.entries(ways)) {
+    const rate = rateOf(name)
+    report({
+      name: `export.read.molecules_250k.${name}.records_per_second`,
+      value: Math.round(rate),
+      unit: 'records/s',
+      reference: 'bare better-sqlite3 SELECT iterating the same rows (id, columns, JSON), same run',
+      referenceValue: Math.round(bareRate),
+      ratio: Number((rate / bareRate).toFixed(3)),
+      note: way.what,
+      ...(name === 'offset_pages'
+        ? {}
+        : { overOffsetPages: Number((rate / rateOf('offset_pages')).toFixed(2)) }),
+      records,
+      rounds,
+      secondsEach: seconds[name]!.map((value) => Number(value.toFixed(2))),
+      loadAverage: loadAverage(),
+    })
+  }
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')
 }
 
 /** The same rows as the export reads, by the bare SELECT: its rate and peak memory growth. */

@@ -14,6 +14,7 @@
  * All fields: `owner.name`, `molecule_fields.Solubility`: nested objects become dotted names,
  * arrays (and empty objects) become their JSON text.
  */
+import type { ResultsRow } from '../../src-common/analysis/readouts/results-table.ts'
 import { dayCell } from '../../src-common/format/cells.ts'
 import type { ListColumn } from '../../src-common/records/kind-declaration.ts'
 import { frameColumns } from '../../src-common/records/kind-declaration.ts'
@@ -29,6 +30,11 @@ export interface ExportRecord {
   similarity?: number
   /** SD files: the structure as a molfile; a molfile without atoms when there is none. */
   molblock?: string
+  /**
+   * A results table's row (results exports): its subject and aggregates. `row` is then its
+   * molecule's record (a batch's structure is its molecule's), named as the table names it.
+   */
+  result?: ResultsRow
 }
 
 /** A fixed set of columns: CSV and Excel need their header before the first record. */
@@ -148,7 +154,7 @@ function fallbackColumns(kindName: string): ListColumn[] {
 }
 
 /** Two columns labelled alike get "(2)": a header names one column. */
-function uniqueHeaders(headers: readonly string[]): string[] {
+export function uniqueHeaders(headers: readonly string[]): string[] {
   const seen = new Map<string, number>()
   return headers.map((header) => {
     const count = (seen.get(header) ?? 0) + 1

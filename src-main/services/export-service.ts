@@ -1,9 +1,10 @@
 /**
  * Exports of any list, offline: the same question a view asks of `records.list` (text, filters,
  * fields, project, results criteria, structure and property searches, sort), read from the cache
- * in pages of 1000 through the browse service, so that records waiting in the outbox and every
- * criterion are in the file exactly as the view shows them, and written as the pages come:
- * memory holds a page or two, however long the list.
+ * through the browse service, so that records waiting in the outbox and every criterion are in the
+ * file exactly as the view shows them, and written as the pages come: memory holds a page or two,
+ * however long the list. Results tables too: the question `results.table` takes, a row per
+ * molecule or batch with its structure and each readout's aggregate, modifier, unit and n.
  *
  * A file export is written under a temporary name and renamed once complete (`TargetFile`): a
  * cancelled or failed export leaves nothing. Everything that can be refused (the format for the
@@ -11,9 +12,12 @@
  * molfiles from the records (as the vault gave them) or, for structures given as SMILES, from
  * RDKit in the chemistry workers, a page ahead of the writing.
  *
- * `pages` is the reading half alone: `vault-desk find` streams its output through it too. Pages
- * are read by offset, each its own query, so a sync committing while a long export runs can move
- * a record across a page's edge; the export says so when the list's count changed meanwhile.
+ * `pages` is the reading half alone: `vault-desk find` streams its output through it too. A list
+ * is read by key (`BrowseService.read`): each page starts where the last one ended, so that every
+ * page costs alike however long the list, and a sync committing meanwhile cannot make a record
+ * come twice. A structure search is read from its hits, which the search keeps, a page of records
+ * by id at a time. A results table is read by offset (`results.table`'s own paging); the export
+ * says so when its count changed meanwhile.
  */
 import { randomUUID } from 'node:crypto'
 import type { Writable } from 'node:stream'
@@ -30,6 +34,7 @@ import {
   type ExportValue,
 } from '../export/columns.ts'
 import { csvWriter } from '../export/csv-writer.ts'
+import { resultsColumns, type ResultsExportColumn } from '../export/results-columns.ts'
 import {
   checkFormatForKind,
   type ExportColumnChoice,
@@ -49,7 +54,7 @@ import { recordKind } from '../store/record-kinds.ts'
 import type { BrowseService } from './browse-service.ts'
 import type { StructureListCriterion, StructureListOptions } from './chem-results.ts'
 import type { ChemService } from './chem-service.ts'
-import type { ResultsService } from './results-service.ts'
+import type { ResultsService, ResultsTableQuestion } from './results-service.ts'
 
 /** A list as `records.list` asks for it, paging aside. */
 export interface ListQuestion {
@@ -119,22 +124,64 @@ export interface ExportServiceOptions {
   log: Logger
   /** Opens an export file's stream (tests simulate a full disk here). */
   openStream?: OpenStream
+  /** Records read and written at a time (tests put page edges among few records). */
+  pageSize?: number
 }
 
 export const exportPageSize = 1000
 const progressEveryMs = 250
 
+/** A results table to export: the question `results.table` takes, paging aside. */
+export interface ResultsExportRequest {
+  connectionId: string
+  vaultId: number
+  question: Omit<ResultsTableQuestion, 'limit' | 'offset'>
+  format: ExportFormat
+  /** CSV only: start with a UTF-8 byte order mark, which Excel needs to read UTF-8. */
+  bom?: boolean
+}
+
+/** A page of what an export writes. */
+interface ExportPage {
+  /** Records (or results rows) the whole export holds, as counted when the page was read. */
+  total: number
+  records: ExportRecord[]
+  skippedUnparseable?: number
+}
+
+/** An export checked and its first page read, ready to write. */
+interface PreparedExport {
+  kind: RecordKindName
+  format: ExportFormat
+  bom: boolean
+  sheetName: string
+  /** The columns written; `all`: every field of the records (CSV and Excel: found by a pass). */
+  columns: ExportColumns | 'all'
+  first: ExportPage
+  /** The pages after the first. */
+  rest: AsyncIterator<ExportPage>
+  /** The pages again from the first: the pass that writes, after the one that found the fields. */
+  again: () => AsyncIterator<ExportPage>
+  /** Whether a page's total differing from the first's means the source changed meanwhile. */
+  pagedByOffset: boolean
+  /** What the person should know whatever happens (a readout index still being built). */
+  notes: string[]
+}
+
 export class ExportService {
   readonly #options: ExportServiceOptions
   readonly #running = new Map<string, AbortController>()
+  readonly #pageSize: number
 
   constructor(options: ExportServiceOptions) {
     this.#options = options
+    this.#pageSize = Math.min(Math.max(Math.trunc(options.pageSize ?? exportPageSize), 1), 1000)
   }
 
   /**
    * The rows of a list, page by page in the view's order, from `offset` and at most `limit` (all
-   * when not given); a structure search is counted whole before its first page.
+   * when not given); the first page comes even when the list is empty. A structure search is
+   * counted whole before its first page.
    */
   async *pages(
     connectionId: string,
@@ -146,25 +193,25 @@ export class ExportService {
     const options = this.#listOptions(connectionId, vaultId, question)
     const structured =
       question.structure !== undefined || Object.keys(question.properties ?? {}).length > 0
-    if (structured) await this.#indexed(connectionId, vaultId, question)
-    const start = Math.max(Math.trunc(range.offset ?? 0), 0)
-    let offset = start
-    let left = range.limit ?? Number.POSITIVE_INFINITY
-    while (left > 0) {
-      throwIfCancelled(range.signal)
-      const limit = Math.min(exportPageSize, left)
-      const page = structured
-        ? await this.#structurePage(connectionId, vaultId, kind, { ...options, offset, limit })
-        : this.#options.browse.list(connectionId, vaultId, kind, { ...options, offset, limit })
-      if (page.rows.length === 0) {
-        if (offset === start) yield { ...page, kind }
-        return
-      }
-      yield { ...page, kind }
-      offset += page.rows.length
-      left -= page.rows.length
-      if (page.rows.length < limit || offset >= page.total) return
+    const offset = Math.max(Math.trunc(range.offset ?? 0), 0)
+    const limit = Math.max(range.limit ?? Number.POSITIVE_INFINITY, 0)
+    if (structured) {
+      await this.#indexed(connectionId, vaultId, question)
+      yield* this.#structurePages(connectionId, vaultId, kind, options, offset, limit, range.signal)
+      return
     }
+    const reader = this.#options.browse.read(connectionId, vaultId, kind, { ...options, offset })
+    let left = limit
+    let first = true
+    do {
+      throwIfCancelled(range.signal)
+      const rows = left > 0 ? reader.next(Math.min(this.#pageSize, left)) : []
+      if (rows.length === 0 && !first) return
+      first = false
+      yield { kind, total: reader.total, rows }
+      left -= rows.length
+      if (rows.length === 0) return
+    } while (left > 0)
   }
 
   /** Writes a list to a stream (the CLI's standard output), which is left open. */
@@ -173,9 +220,8 @@ export class ExportService {
     stream: Writable,
     options: ExportRunOptions = {},
   ): Promise<ExportSummary> {
-    const run = await this.#prepare(request, options.signal)
-    const output = new ExportOutput(stream)
-    return this.#run(run, output, null, options)
+    const run = await this.#prepareList(request, options.signal)
+    return this.#run(run, new ExportOutput(stream), null, options)
   }
 
   /**
@@ -187,7 +233,67 @@ export class ExportService {
     path: string,
     options: ExportRunOptions = {},
   ): Promise<ExportSummary> {
-    const run = await this.#prepare(request, options.signal)
+    return this.#toFile(await this.#prepareList(request, options.signal), path, options)
+  }
+
+  /**
+   * Starts an export to a file for a window: answers once the question is checked and the file
+   * opened (what is wrong with either is refused here), then writes in the background with
+   * `exports.progress` events, the last of which says how it ended.
+   */
+  start(request: ExportRequest, path: string): Promise<{ exportId: string; path: string }> {
+    return this.#start((signal) => this.#prepareList(request, signal), path)
+  }
+
+  /** Writes a results table to a stream (the CLI's standard output), which is left open. */
+  async writeResults(
+    request: ResultsExportRequest,
+    stream: Writable,
+    options: ExportRunOptions = {},
+  ): Promise<ExportSummary> {
+    const run = await this.#prepareResults(request, options.signal)
+    return this.#run(run, new ExportOutput(stream), null, options)
+  }
+
+  /** Writes a results table to a file, as `toFile` writes a list. */
+  async resultsToFile(
+    request: ResultsExportRequest,
+    path: string,
+    options: ExportRunOptions = {},
+  ): Promise<ExportSummary> {
+    return this.#toFile(await this.#prepareResults(request, options.signal), path, options)
+  }
+
+  /** Starts exporting a results table to a file for a window, as `start` does a list. */
+  startResults(
+    request: ResultsExportRequest,
+    path: string,
+  ): Promise<{ exportId: string; path: string }> {
+    return this.#start((signal) => this.#prepareResults(request, signal), path)
+  }
+
+  /** Cancels a running export: its file is removed. False when it is not running (any more). */
+  cancel(exportId: string): boolean {
+    const abort = this.#running.get(exportId)
+    if (!abort) return false
+    abort.abort()
+    return true
+  }
+
+  /** Cancels every running export (the app is closing): none leaves a file behind. */
+  async close(): Promise<void> {
+    for (const abort of this.#running.values()) abort.abort()
+    const deadline = Date.now() + 5000
+    while (this.#running.size > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+
+  async #toFile(
+    run: PreparedExport,
+    path: string,
+    options: ExportRunOptions,
+  ): Promise<ExportSummary> {
     const target = await TargetFile.create(path, this.#options.openStream)
     const output = new ExportOutput(target.stream)
     try {
@@ -202,16 +308,14 @@ export class ExportService {
     }
   }
 
-  /**
-   * Starts an export to a file for a window: answers once the question is checked and the file
-   * opened (what is wrong with either is refused here), then writes in the background with
-   * `exports.progress` events, the last of which says how it ended.
-   */
-  async start(request: ExportRequest, path: string): Promise<{ exportId: string; path: string }> {
+  async #start(
+    prepare: (signal: AbortSignal) => Promise<PreparedExport>,
+    path: string,
+  ): Promise<{ exportId: string; path: string }> {
     const { events, log } = this.#options
     const exportId = randomUUID()
     const abort = new AbortController()
-    const run = await this.#prepare(request, abort.signal)
+    const run = await prepare(abort.signal)
     const target = await TargetFile.create(path, this.#options.openStream)
     const output = new ExportOutput(target.stream)
     let written = 0
@@ -260,42 +364,139 @@ export class ExportService {
     return { exportId, path }
   }
 
-  /** Cancels a running export: its file is removed. False when it is not running (any more). */
-  cancel(exportId: string): boolean {
-    const abort = this.#running.get(exportId)
-    if (!abort) return false
-    abort.abort()
-    return true
-  }
-
-  /** Cancels every running export (the app is closing): none leaves a file behind. */
-  async close(): Promise<void> {
-    for (const abort of this.#running.values()) abort.abort()
-    const deadline = Date.now() + 5000
-    while (this.#running.size > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-
-  /** Checks what can be checked before writing, and reads the first page. */
-  async #prepare(request: ExportRequest, signal: AbortSignal | undefined): Promise<PreparedExport> {
+  /** Checks what can be checked of a list's export before writing, and reads the first page. */
+  async #prepareList(
+    request: ExportRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<PreparedExport> {
     const kind = recordKind(request.question.kind)
     checkFormatForKind(request.format, kind.name, kindLabel(kind.name))
-    const vaults = this.#options.browse.vaults(request.connectionId)
-    if (!vaults.some((vault) => vault.id === request.vaultId)) {
-      // An empty file would look like an empty list: say what is wrong instead.
-      const known = vaults.map((vault) => `${vault.id} (${vault.name ?? 'unnamed'})`).join(', ')
+    this.#checkVault(request.connectionId, request.vaultId)
+    const read = (): AsyncGenerator<ExportPage> =>
+      exportPages(
+        this.pages(request.connectionId, request.vaultId, request.question, {
+          ...(signal ? { signal } : {}),
+        }),
+      )
+    const rest = read()
+    const first = await rest.next()
+    if (first.done) throw new AppError('internal', 'The list gave no first page.')
+    const similarity = request.question.structure?.kind === 'similarity'
+    return {
+      kind: kind.name,
+      format: request.format,
+      bom: request.bom === true,
+      sheetName: kindLabel(kind.name),
+      columns: request.columns === 'all' ? 'all' : viewColumns(kind.name, { similarity }),
+      first: first.value,
+      rest,
+      again: read,
+      pagedByOffset: false,
+      notes: [],
+    }
+  }
+
+  /**
+   * Checks what can be checked of a results table's export before writing (its vault, its
+   * columns, its criteria), and reads the first page.
+   */
+  async #prepareResults(
+    request: ResultsExportRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<PreparedExport> {
+    const { connectionId, vaultId, question } = request
+    this.#checkVault(connectionId, vaultId)
+    if (question.columns.length === 0) {
       throw new AppError(
-        'not_found',
-        `Vault ${request.vaultId} is not in the cache of this connection${known ? `: its vaults are ${known}` : ': sync it first'}.`,
+        'invalid_argument',
+        'A results table to export needs at least one readout column.',
       )
     }
-    const pages = this.pages(request.connectionId, request.vaultId, request.question, {
-      ...(signal ? { signal } : {}),
+    const { protocols, backlog } = this.#options.results.catalogue(connectionId, vaultId)
+    const named = question.columns.map(({ protocolId, definitionId }): ResultsExportColumn => {
+      const protocol = protocols.find((entry) => entry.id === protocolId)
+      if (!protocol) {
+        throw new AppError('not_found', `Vault ${vaultId} has no protocol ${protocolId}.`)
+      }
+      const readout = protocol.readouts.find((entry) => entry.id === definitionId)
+      if (!readout) {
+        const known = protocol.readouts.map((entry) => `${entry.id} (${entry.name})`).join(', ')
+        throw new AppError(
+          'not_found',
+          `The protocol ${protocol.name} has no readout ${definitionId}: its readouts are ${known || 'none'}.`,
+        )
+      }
+      return { protocol, readout }
     })
-    const first = await pages.next()
-    if (first.done) throw new AppError('internal', 'The list gave no first page.')
-    return { request, kind: kind.name, pages, first: first.value }
+    const read = (): AsyncGenerator<ExportPage> => this.#resultsPages(request, signal)
+    const rest = read()
+    const first = await rest.next()
+    if (first.done) throw new AppError('internal', 'The results table gave no first page.')
+    const building = backlog.rows > 0 || backlog.groups > 0
+    return {
+      kind: question.level === 'molecule' ? 'molecules' : 'batches',
+      format: request.format,
+      bom: request.bom === true,
+      sheetName: question.level === 'molecule' ? 'Results by molecule' : 'Results by batch',
+      columns: resultsColumns(question.level, named, { smiles: request.format !== 'sdf' }),
+      first: first.value,
+      rest,
+      again: read,
+      pagedByOffset: true,
+      notes: building
+        ? [
+            `The readout index was still being built (${backlog.rows} readout row(s) and ${backlog.groups} aggregate(s) to go): the file holds the results indexed so far. Export again once it is complete.`,
+          ]
+        : [],
+    }
+  }
+
+  /** A results table a page at a time, each row with its molecule's record (its structure). */
+  async *#resultsPages(
+    request: ResultsExportRequest,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<ExportPage> {
+    const { connectionId, vaultId, question } = request
+    const kind = question.level === 'molecule' ? 'molecules' : 'batches'
+    for (let offset = 0; ;) {
+      throwIfCancelled(signal)
+      const page = this.#options.results.table(connectionId, vaultId, {
+        ...question,
+        limit: this.#pageSize,
+        offset,
+      })
+      const ids = [...new Set(page.rows.flatMap((row) => row.moleculeId ?? []))]
+      const molecules =
+        ids.length === 0
+          ? []
+          : this.#options.browse.list(connectionId, vaultId, 'molecules', {
+              ids,
+              sort: 'id',
+              limit: this.#pageSize,
+            }).rows
+      const byId = new Map(molecules.map((row) => [row.id, row]))
+      yield {
+        total: page.total,
+        records: page.rows.map((result) => {
+          const molecule = result.moleculeId === null ? undefined : byId.get(result.moleculeId)
+          const row = { kind, id: result.subjectId, columns: { name: result.name } }
+          return { row: { ...row, json: molecule?.json ?? {} }, result }
+        }),
+      }
+      offset += page.rows.length
+      if (page.rows.length < this.#pageSize) return
+    }
+  }
+
+  /** An empty file would look like an empty list: a vault not cached is refused, saying so. */
+  #checkVault(connectionId: string, vaultId: number): void {
+    const vaults = this.#options.browse.vaults(connectionId)
+    if (vaults.some((vault) => vault.id === vaultId)) return
+    const known = vaults.map((vault) => `${vault.id} (${vault.name ?? 'unnamed'})`).join(', ')
+    throw new AppError(
+      'not_found',
+      `Vault ${vaultId} is not in the cache of this connection${known ? `: its vaults are ${known}` : ': sync it first'}.`,
+    )
   }
 
   async #run(
@@ -319,28 +520,23 @@ export class ExportService {
     target: TargetFile | null,
     options: ExportRunOptions,
   ): Promise<ExportSummary> {
-    const { request } = run
     const { signal } = options
-    const similarity = request.question.structure?.kind === 'similarity'
-    let pages: AsyncIterable<ListPage> = prepend(run.first, run.pages)
-    let columns: ExportColumns | null = null
-    if (request.columns === 'all' && (request.format === 'csv' || request.format === 'xlsx')) {
+    let pages: AsyncIterator<ExportPage> = prepend(run.first, run.rest)
+    let columns = run.columns === 'all' ? null : run.columns
+    if (run.columns === 'all' && (run.format === 'csv' || run.format === 'xlsx')) {
       // CSV and Excel name every column in their first row: a first pass finds the names.
       const names = new FieldNames()
-      for await (const page of pages) {
+      for (let page = await pages.next(); page.done !== true; page = await pages.next()) {
         throwIfCancelled(signal)
-        for (const row of page.rows) names.add(row.json)
+        for (const record of page.value.records) names.add(record.row.json)
       }
       columns = fieldColumns(names.names)
-      pages = this.pages(request.connectionId, request.vaultId, request.question, {
-        ...(signal ? { signal } : {}),
-      })
+      pages = run.again()
     }
-    columns ??= viewColumns(run.kind, { similarity })
-    const writer = this.#writer(request, output, columns, run.kind)
+    const writer = this.#writer(run, output, columns)
     const summary: ExportSummary = {
       kind: run.kind,
-      format: request.format,
+      format: run.format,
       records: 0,
       bytes: 0,
       path: target?.path ?? null,
@@ -351,21 +547,14 @@ export class ExportService {
     }
     const total = run.first.total
     let changed = false
-    const prepare = async (page: ListPage): Promise<ExportRecord[]> => {
-      changed ||= page.total !== total
-      const records = page.rows.map((row) => {
-        const score = row.id === null ? undefined : page.scores?.[String(row.id)]
-        return score === undefined ? { row } : { row, similarity: score }
-      })
-      if (request.format === 'sdf') {
-        summary.withoutStructure += await this.#attachMolblocks(records, signal)
-      }
-      return records
-    }
-    const iterator = pages[Symbol.asyncIterator]()
     const prepareNext = async (): Promise<ExportRecord[] | null> => {
-      const next = await iterator.next()
-      return next.done ? null : prepare(next.value)
+      const next = await pages.next()
+      if (next.done === true) return null
+      changed ||= run.pagedByOffset && next.value.total !== total
+      if (run.format === 'sdf') {
+        summary.withoutStructure += await this.#attachMolblocks(next.value.records, signal)
+      }
+      return next.value.records
     }
     // The next page is read and its structures converted while this one is written.
     let coming = prepareNext()
@@ -383,34 +572,36 @@ export class ExportService {
     await writer.finish()
     summary.bytes = output.bytes
     summary.truncatedCells = (writer as Partial<XlsxWriter>).truncatedCells ?? 0
-    summary.notes = notesOf(summary)
-    if (changed) {
+    summary.notes = [...run.notes, ...notesOf(summary)]
+    if (changed || summary.records !== total) {
       summary.notes.push(
-        'The list changed while it was exported (a sync or a queued change came in): export it again for a consistent copy.',
+        `The list changed while it was exported (a sync or a queued change came in): ${summary.records} written of the ${total} it held when the export began. Export it again for a consistent copy.`,
       )
     }
     return summary
   }
 
-  #writer(
-    request: ExportRequest,
-    output: ExportOutput,
-    columns: ExportColumns,
-    kind: RecordKindName,
-  ): RecordWriter {
-    const all = request.columns === 'all'
-    switch (request.format) {
+  #writer(run: PreparedExport, output: ExportOutput, columns: ExportColumns | null): RecordWriter {
+    const fixed = (): ExportColumns => {
+      if (columns === null) throw new AppError('internal', `${run.format} needs its columns.`)
+      return columns
+    }
+    switch (run.format) {
       case 'csv':
-        return csvWriter(output, columns, { bom: request.bom === true })
+        return csvWriter(output, fixed(), { bom: run.bom })
       case 'xlsx':
-        return xlsxWriter(output, columns, { sheetName: kindLabel(kind) })
+        return xlsxWriter(output, fixed(), { sheetName: run.sheetName })
       case 'jsonl':
         return jsonLinesWriter(output, (record) =>
-          all ? record.row.json : Object.fromEntries(zip(columns.headers, columns.values(record))),
+          columns === null
+            ? record.row.json
+            : Object.fromEntries(zip(columns.headers, columns.values(record))),
         )
       case 'sdf':
         return sdfWriter(output, (record) =>
-          all ? sdFields(record.row.json) : zip(columns.headers, columns.values(record)),
+          columns === null
+            ? sdFields(record.row.json)
+            : zip(columns.headers, columns.values(record)),
         )
     }
   }
@@ -477,6 +668,37 @@ export class ExportService {
     await this.#options.chem.buildIndex(connectionId, vaultId, undefined, { details })
   }
 
+  /**
+   * The pages of a structure search. The search runs once and keeps its hits (asking again joins
+   * it), so that a page in the hits' own order is a slice of them, its records read by id.
+   */
+  async *#structurePages(
+    connectionId: string,
+    vaultId: number,
+    kind: RecordKindName,
+    options: StructureListOptions,
+    start: number,
+    limit: number,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<ListPage> {
+    let offset = start
+    let left = limit
+    for (let first = true; first || left > 0; first = false) {
+      throwIfCancelled(signal)
+      const size = Math.min(this.#pageSize, left)
+      const page = await this.#structurePage(connectionId, vaultId, kind, {
+        ...options,
+        offset,
+        limit: size,
+      })
+      if (first || page.rows.length > 0) yield { ...page, kind }
+      // By the hits' places: a hit whose molecule was deleted meanwhile moves no page's edge.
+      offset += size
+      left -= size
+      if (offset >= page.total) return
+    }
+  }
+
   /** A page of a structure search, once the search has counted every hit. */
   async #structurePage(
     connectionId: string,
@@ -500,11 +722,20 @@ export class ExportService {
   }
 }
 
-interface PreparedExport {
-  request: ExportRequest
-  kind: RecordKindName
-  pages: AsyncGenerator<ListPage>
-  first: ListPage
+/** A list's pages as an export writes them: each row, with its similarity in such a search. */
+async function* exportPages(pages: AsyncIterable<ListPage>): AsyncGenerator<ExportPage> {
+  for await (const page of pages) {
+    yield {
+      total: page.total,
+      records: page.rows.map((row) => {
+        const score = row.id === null ? undefined : page.scores?.[String(row.id)]
+        return score === undefined ? { row } : { row, similarity: score }
+      }),
+      ...(page.skippedUnparseable !== undefined
+        ? { skippedUnparseable: page.skippedUnparseable }
+        : {}),
+    }
+  }
 }
 
 /** The structure a molecule's record holds: a molfile, else its CXSMILES or SMILES. */

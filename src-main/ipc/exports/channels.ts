@@ -1,2 +1,2 @@
-export const exportChannels = ['exports.start', 'exports.cancel'] as const
+export const exportChannels = ['exports.start', 'exports.startResults', 'exports.cancel'] as const
 export type ExportChannel = (typeof exportChannels)[number]

@@ -16,6 +16,11 @@ export function exportHandlers(services: Services): DomainHandlers<ExportChannel
         },
         path,
       ),
+    'exports.startResults': ({ connectionId, vaultId, format, bom, path, ...question }) =>
+      services.exports.startResults(
+        { connectionId, vaultId, question, format, ...(bom !== undefined ? { bom } : {}) },
+        path,
+      ),
     'exports.cancel': ({ exportId }) => ({ cancelled: services.exports.cancel(exportId) }),
   }
 }
