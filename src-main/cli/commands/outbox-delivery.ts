@@ -19,7 +19,10 @@ export async function deliver(
   items: readonly OutboxItemView[],
 ): Promise<Delivery> {
   const outbox = services.outbox
-  if (!outbox.start()) return { sentHere: false, items: [...items] }
+  if (!outbox.start()) {
+    if (outbox.unwritable) throw outbox.unwritable
+    return { sentHere: false, items: [...items] }
+  }
   for (const connectionId of new Set(items.map((item) => item.connectionId))) {
     await outbox.flush(connectionId)
   }

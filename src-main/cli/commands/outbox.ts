@@ -4,6 +4,7 @@ import { outboxStates } from '../../../src-common/outbox/states.ts'
 import type { Command, CommandContext } from '../command.ts'
 import { exitCodes } from '../exit-codes.ts'
 import { chooseConnection, stringOption } from '../connection-choice.ts'
+import { describeRecovery } from '../../sync/outbox/outbox.ts'
 import { deliver, deliveryExitCode, describeDelivery } from './outbox-delivery.ts'
 
 const usage =
@@ -57,6 +58,10 @@ export const outboxCommand: Command = {
   async run(context) {
     const services = context.services()
     const outbox = services.outbox
+    if (outbox.recovery) {
+      const { message, details } = describeRecovery(outbox.recovery)
+      context.io.stderr(`vault-desk outbox: ${message}. ${details}\n`)
+    }
     const action = context.positionals[0]
     switch (action) {
       case 'list': {

@@ -49,7 +49,17 @@ export class ImportFollower {
   }
 
   #schedule(item: OutboxItem, delayMs: number): void {
-    const timer = setTimeout(() => void this.#look(item), delayMs)
+    const timer = setTimeout(() => {
+      this.#look(item).catch((error: unknown) => {
+        // The outbox could not save what was seen (a full disk...): look again later.
+        this.#timers.delete(item.id)
+        this.#options.log.warn('an import could not be followed; trying again later', {
+          itemId: item.id,
+          error: String(error),
+        })
+        if (!this.#stopped) this.#schedule(item, (this.#options.intervalMs ?? 5_000) * 2)
+      })
+    }, delayMs)
     timer.unref()
     this.#timers.set(item.id, timer)
   }

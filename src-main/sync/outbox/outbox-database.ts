@@ -71,6 +71,14 @@ export const outboxMigrations: readonly Migration[] = [
     `)
     lanesOfQueuedItems(db)
   },
+  // What a queued file's copy held when it was made (its SHA-256), and the file it was copied
+  // from: a copy that no longer matches is never sent, and the person is pointed to the original.
+  // Items queued before keep NULL (their copies are checked by size only).
+  (db) =>
+    db.exec(`
+      ALTER TABLE items ADD COLUMN attachment_sha256 TEXT;
+      ALTER TABLE items ADD COLUMN attachment_source TEXT;
+    `),
 ]
 
 export function openOutboxDatabase(file: string): Database.Database {

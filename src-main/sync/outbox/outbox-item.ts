@@ -17,6 +17,10 @@ export interface Attachment {
   /** The original file name, as the server should record it. */
   name: string
   size: number
+  /** The copy's SHA-256 (hex) when it was made; null for items queued before it was recorded. */
+  sha256: string | null
+  /** The file it was copied from, offered to the person when the copy is found damaged. */
+  source: string | null
 }
 
 export interface OutboxItem {

@@ -11,7 +11,7 @@ import { operations } from './operations/index.ts'
 import type { SendContext, Sent } from './operations/operation.ts'
 import type { RecordRef } from '../../../src-common/outbox/record-ref.ts'
 import type { OutboxItem, Snapshot } from './outbox-item.ts'
-import { MoveRefused, type OutboxStore } from './outbox-store.ts'
+import { MoveRefused, unwritable, type OutboxStore, type OutboxUnwritable } from './outbox-store.ts'
 import type { SenderLease } from './sender-lease.ts'
 
 export interface RetryTiming {
@@ -34,11 +34,26 @@ export interface OutboxSenderOptions {
   onRecords(connectionId: string, vaultId: number, kind: string): void
   /** The server refused a connection's token: its queue waits for a new one. */
   onTokenRefused(connectionId: string, message: string): void
+  /**
+   * The outbox cannot save (the problem; sending waits and tries again, later each time), or
+   * can again (null).
+   */
+  onStorage?(problem: OutboxUnwritable | null): void
   /** Items of one connection in flight at once: the service allows 3 requests per user. */
   concurrency?: number
   retry?: Partial<RetryTiming>
+  /** The waits after the outbox could not save, growing from the first to the longest. */
+  storageRetry?: Partial<RetryTiming>
   /** How often the database is looked at for work queued by other processes. */
   pollMs?: number
+  /** How often the lease is renewed (and found lost). */
+  leaseRenewalMs?: number
+  /**
+   * Whether copies of files no item needs are deleted when the lease is taken (default true);
+   * false after a damaged outbox was recovered: items that could not be read may still be
+   * queued again from their copies.
+   */
+  sweepAttachments?: boolean
   now?: () => number
   random?: () => number
   /** Called where a test may kill the process (`crash-points.ts`); does nothing by default. */
@@ -46,7 +61,8 @@ export interface OutboxSenderOptions {
 }
 
 const defaultRetry: RetryTiming = { baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 }
-const leaseRenewalMs = 10_000
+const defaultStorageRetry: RetryTiming = { baseDelayMs: 1_000, maxDelayMs: 60_000 }
+const defaultLeaseRenewalMs = 10_000
 /** Sent and discarded items are kept this long for the Outbox view's history. */
 const historyMs = 30 * 86_400_000
 
@@ -58,12 +74,19 @@ const historyMs = 30 * 86_400_000
  * loop, shared by the attempts marked meanwhile); its outcome is committed after, unsynced. An
  * item left in "sending" by a process that died is looked up on the server before it is sent
  * again.
+ *
+ * Nothing here turns an error into a loop: an outbox that cannot save (a full disk, a read-only
+ * folder) stops starting attempts and tries again after a growing wait, telling `onStorage`; an
+ * item whose attempt failed in a way nobody foresaw waits too, alone. A lease lost to another
+ * process stops every attempt in flight (their requests are aborted) and writes none of their
+ * outcomes: the new holder looks those items up.
  */
 export class OutboxSender {
   readonly #options: OutboxSenderOptions
   readonly #store: OutboxStore
   readonly #now: () => number
   readonly #retry: RetryTiming
+  readonly #storageRetry: RetryTiming
   readonly #concurrency: number
   readonly #crashHook: CrashHook
   readonly #inFlight = new Map<
@@ -74,17 +97,26 @@ export class OutboxSender {
   readonly #marked = new Set<number>()
   readonly #paused = new Set<string>()
   readonly #idleWaiters: (() => void)[] = []
+  /** Items whose attempt failed unexpectedly: not tried again before `until`. */
+  readonly #held = new Map<number, { until: number; failures: number }>()
   #running = false
   #holdsLease = false
+  /** Counts the leases lost: an attempt begun under an earlier one writes nothing. */
+  #lease = 0
   #timer: NodeJS.Timeout | undefined
   #renewal: NodeJS.Timeout | undefined
   #pumpQueued = false
+  /** Set while the outbox cannot save: no attempt starts until a write goes through again. */
+  #unwritable: OutboxUnwritable | null = null
+  /** Storage failures since an attempt last ended with its outcome saved: the wait grows. */
+  #storageFailures = 0
 
   constructor(options: OutboxSenderOptions) {
     this.#options = options
     this.#store = options.store
     this.#now = options.now ?? Date.now
     this.#retry = { ...defaultRetry, ...options.retry }
+    this.#storageRetry = { ...defaultStorageRetry, ...options.storageRetry }
     this.#concurrency = options.concurrency ?? 3
     this.#crashHook = options.crashHook ?? noCrash
   }
@@ -92,6 +124,11 @@ export class OutboxSender {
   /** True while this process holds the lease and sends. */
   get sending(): boolean {
     return this.#holdsLease
+  }
+
+  /** Why the outbox cannot save now, or null. */
+  get unwritable(): OutboxUnwritable | null {
+    return this.#unwritable
   }
 
   /**
@@ -102,16 +139,19 @@ export class OutboxSender {
   start(): boolean {
     if (this.#holdsLease) return true
     this.#running = true
-    if (!this.#takeLease()) {
+    try {
+      if (this.#takeLease()) return true
       this.#arm(this.#options.pollMs ?? 5_000)
-      return false
+    } catch (error) {
+      this.#failed(error)
     }
-    return true
+    return false
   }
 
   /** Looks for work now (an item was queued, a connection came back). */
   kick(): void {
-    if (!this.#running || this.#pumpQueued) return
+    // While the outbox cannot save, only the wait's timer looks again.
+    if (!this.#running || this.#pumpQueued || this.#unwritable) return
     this.#pumpQueued = true
     queueMicrotask(() => {
       this.#pumpQueued = false
@@ -126,7 +166,7 @@ export class OutboxSender {
 
   /** Resolves when nothing is in flight and nothing is due (items waiting to retry are not). */
   idle(): Promise<void> {
-    if (!this.#holdsLease) return Promise.resolve()
+    if (!this.#holdsLease || this.#unwritable) return Promise.resolve()
     return new Promise((resolve) => {
       this.#idleWaiters.push(resolve)
       this.kick()
@@ -142,43 +182,137 @@ export class OutboxSender {
     for (const { abort } of attempts) abort.abort()
     await Promise.allSettled(attempts.map(({ done }) => done))
     this.#options.follower.stop()
-    if (this.#holdsLease) this.#options.lease.release()
+    try {
+      if (this.#holdsLease) this.#options.lease.release()
+    } catch (error) {
+      // The lease row stays: its holder's process is gone once this one ends, which frees it.
+      this.#options.log.warn('the outbox lease could not be released', { error: String(error) })
+    }
     this.#holdsLease = false
     for (const resolve of this.#idleWaiters.splice(0)) resolve()
   }
 
+  /** Takes the lease (false while another process holds it); throws what the database throws. */
   #takeLease(): boolean {
     if (!this.#options.lease.acquire()) return false
-    this.#holdsLease = true
     const now = this.#now()
-    const interrupted = this.#store.recoverInterrupted(now)
-    if (interrupted.length > 0) {
-      this.#options.log.warn('items were being sent when the outbox last stopped', {
-        itemIds: interrupted,
-      })
-      this.#options.onItems(interrupted)
-    }
+    this.#recoverInterrupted(now, 'items were being sent when the outbox last stopped')
     this.#store.prune(now - historyMs)
-    this.#options.attachments.sweep(this.#store.attachmentPaths(), now)
-    this.#renewal = setInterval(() => {
-      if (this.#options.lease.acquire()) return
-      // Another process took over (this one slept past the lease): it sends from now on.
-      this.#options.log.error('the outbox lease was taken by another process')
-      this.#holdsLease = false
-      clearInterval(this.#renewal)
-    }, leaseRenewalMs)
+    try {
+      if (this.#options.sweepAttachments !== false) {
+        this.#options.attachments.sweep(this.#store.attachmentPaths(), now)
+      }
+    } catch (error) {
+      this.#options.log.warn('unneeded copies of queued files could not be deleted', {
+        error: String(error),
+      })
+    }
+    this.#holdsLease = true
+    clearInterval(this.#renewal)
+    this.#renewal = setInterval(
+      () => this.#renew(),
+      this.#options.leaseRenewalMs ?? defaultLeaseRenewalMs,
+    )
     this.#renewal.unref()
     this.#options.follower.resume()
     this.kick()
     return true
   }
 
+  /** Items left "sending" by attempts no longer under way here: in doubt, looked up first. */
+  #recoverInterrupted(now: number, why: string): void {
+    const interrupted = this.#store.recoverInterrupted(now, [...this.#inFlight.keys()])
+    if (interrupted.length === 0) return
+    this.#options.log.warn(why, { itemIds: interrupted })
+    this.#options.onItems(interrupted)
+  }
+
+  #renew(): void {
+    try {
+      if (this.#options.lease.acquire()) return
+      this.#loseLease()
+    } catch (error) {
+      // The lease stays this process's while it runs (see SenderLease): only sending waits.
+      this.#failed(error)
+    }
+  }
+
+  /**
+   * Another process took over (this one slept past the lease): it sends from now on, and looks
+   * up the items this one had under way. Their requests are aborted and their outcomes never
+   * written here, where they could overwrite what the new holder does.
+   */
+  #loseLease(): void {
+    this.#options.log.error('the outbox lease was taken by another process')
+    this.#holdsLease = false
+    this.#lease++
+    clearInterval(this.#renewal)
+    this.#options.follower.stop()
+    for (const { abort } of this.#inFlight.values()) abort.abort()
+    this.#arm(this.#options.pollMs ?? 5_000)
+  }
+
+  /** Every way the sender's own work can fail ends here: it waits, never loops at once. */
   #pump(): void {
     if (!this.#running) return
+    try {
+      this.#pumpOnce()
+    } catch (error) {
+      this.#failed(error)
+    }
+  }
+
+  /**
+   * An error of the sender's own work, outside any one attempt: the database could not save (the
+   * outbox is unwritable until a write goes through; the wait grows), or anything else (looked at
+   * again at the next poll).
+   */
+  #failed(error: unknown): void {
+    const problem = unwritable(error, this.#store.database.name)
+    if (!problem) {
+      this.#options.log.error('the outbox sender failed unexpectedly', {
+        error: describeError(error),
+      })
+      this.#arm(this.#options.pollMs ?? 5_000)
+      return
+    }
+    this.#storageFailures++
+    if (!this.#unwritable) {
+      this.#options.log.error('the outbox cannot save; sending waits', { error: problem.message })
+      this.#unwritable = problem
+      this.#options.onStorage?.(problem)
+    }
+    this.#settleIdle()
+    this.#waitToSave()
+  }
+
+  /** The next look while the outbox cannot save: later after each failure, up to the longest. */
+  #waitToSave(): void {
+    this.#arm(growingDelay(this.#storageRetry, this.#storageFailures, this.#options.random))
+  }
+
+  /** A write went through again: attempts may start (those it left "sending" are in doubt). */
+  #writable(now: number): void {
+    if (!this.#unwritable) return
+    this.#recoverInterrupted(now, 'items whose outcome could not be saved are looked up')
+    this.#unwritable = null
+    this.#options.log.info('the outbox can save again')
+    this.#options.onStorage?.(null)
+  }
+
+  #pumpOnce(): void {
     if (!this.#holdsLease) {
       if (!this.#takeLease()) return this.#arm(this.#options.pollMs ?? 5_000)
+    } else if (this.#unwritable) {
+      // The lease's renewal is a write: a first sign that the outbox may save again.
+      if (!this.#options.lease.acquire()) return this.#loseLease()
     }
     const now = this.#now()
+    // While the outbox cannot save, one attempt at a time tries whether it can (its end looks
+    // again, or waits longer); with nothing to try, the lease's write is proof enough.
+    const probing = this.#unwritable !== null
+    if (probing && this.#inFlight.size > 0) return
+    let launched = 0
     const perConnection = new Map<string, { busy: number; looking: number }>()
     // An item whose lane has one in flight waits (the store knows only those marked "sending").
     const lanes = new Set<string>()
@@ -193,29 +327,48 @@ export class OutboxSender {
       const { busy, looking } = perConnection.get(connectionId) ?? { busy: 0, looking: 0 }
       if (this.#paused.has(connectionId) || busy >= this.#concurrency) continue
       // Items claimed but still queued (their look-ups run) come back too: ask for enough.
-      const ready = this.#store.ready(connectionId, now, this.#concurrency - busy + looking)
-      let free = this.#concurrency - busy
+      const ready = this.#store.ready(
+        connectionId,
+        now,
+        this.#concurrency - busy + looking + this.#held.size,
+      )
+      let free = probing ? 1 - launched : this.#concurrency - busy
       for (const item of ready) {
-        if (free === 0) break
-        if (this.#inFlight.has(item.id)) continue
+        if (free <= 0) break
+        if (this.#inFlight.has(item.id) || (this.#held.get(item.id)?.until ?? 0) > now) continue
         if (item.lane !== null) {
           if (lanes.has(item.lane)) continue
           lanes.add(item.lane)
         }
         free--
+        launched++
         this.#launch(item)
       }
     }
-    if (this.#inFlight.size === 0) {
-      for (const resolve of this.#idleWaiters.splice(0)) resolve()
+    if (probing) {
+      if (launched > 0) return
+      this.#writable(now)
     }
+    this.#settleIdle()
     // Items due now that did not go wait for an attempt to end, for the person, or for a token,
     // each of which looks again (kick): only later items set the timer, or the poll for items
     // queued by other processes. (Looking again at once would look after every turn of the event
     // loop while all three slots are busy.)
-    const due = this.#store.nextDueAt(now)
+    let due = this.#store.nextDueAt(now)
+    for (const { until } of this.#held.values()) {
+      if (until > now) due = due === null ? until : Math.min(due, until)
+    }
     const poll = this.#options.pollMs ?? 5_000
     this.#arm(due === null ? poll : Math.min(poll, Math.max(0, due - now)))
+  }
+
+  /**
+   * A pass waiting for the sender (`idle`) is over once nothing is in flight: nothing more is due,
+   * or (the outbox cannot save) nothing can go until a write goes through.
+   */
+  #settleIdle(): void {
+    if (this.#inFlight.size > 0) return
+    for (const resolve of this.#idleWaiters.splice(0)) resolve()
   }
 
   #arm(delayMs: number): void {
@@ -228,8 +381,21 @@ export class OutboxSender {
   /** Claims an item in memory; the attempt commits "sending" before anything can change. */
   #launch(item: OutboxItem): void {
     const abort = new AbortController()
-    const done = this.#attempt(item, abort.signal)
+    const lease = this.#lease
+    const done = this.#attempt(item, abort.signal, lease)
+      .then(() => {
+        this.#held.delete(item.id)
+        // Its outcome was saved: the outbox saves again.
+        this.#writable(this.#now())
+        this.#storageFailures = 0
+      })
       .catch((error: unknown) => {
+        if (error instanceof LeaseLost) {
+          this.#options.log.info('an attempt was stopped: another process sends the outbox', {
+            itemId: item.id,
+          })
+          return
+        }
         // The person (or another process) moved the item meanwhile: its new state stands.
         if (error instanceof MoveRefused) {
           this.#options.log.info('an outbox item moved while it was attempted', {
@@ -238,15 +404,28 @@ export class OutboxSender {
           })
           return
         }
+        if (unwritable(error, this.#store.database.name)) {
+          this.#failed(error)
+          return
+        }
+        // Not foreseen: the item waits, longer each time, while the others go on.
+        const failures = (this.#held.get(item.id)?.failures ?? 0) + 1
+        const until = this.#now() + growingDelay(this.#retry, failures, this.#options.random)
+        this.#held.set(item.id, { until, failures })
         this.#options.log.error('an outbox attempt failed unexpectedly', {
           itemId: item.id,
-          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          error: describeError(error),
         })
       })
       .finally(() => {
         this.#inFlight.delete(item.id)
         this.#marked.delete(item.id)
         this.#options.onItems([item.id])
+        if (this.#unwritable) {
+          // Only the wait's timer looks again (whatever ended this attempt).
+          this.#settleIdle()
+          this.#waitToSave()
+        }
         this.kick()
       })
     this.#inFlight.set(item.id, {
@@ -257,8 +436,12 @@ export class OutboxSender {
     })
   }
 
-  async #attempt(queued: OutboxItem, signal: AbortSignal): Promise<void> {
+  async #attempt(queued: OutboxItem, signal: AbortSignal, lease: number): Promise<void> {
     let item = queued
+    // After each wait: the lease may have been lost meanwhile, and nothing more is written here.
+    const stillHeld = () => {
+      if (lease !== this.#lease) throw new LeaseLost()
+    }
     let connection: OutboxConnection
     try {
       connection = this.#options.connection(item.connectionId)
@@ -294,10 +477,13 @@ export class OutboxSender {
       let snapshot: Snapshot | undefined
       if (inDoubt) {
         const reconciled = await operation.reconcile(context, item.payload)
+        stillHeld()
         switch (reconciled.outcome) {
           case 'arrived':
             try {
-              this.#complete(item, connection, reconciled.sent, reconciled.exclusive)
+              this.#complete(item, connection, reconciled.sent, {
+                exclusive: reconciled.exclusive,
+              })
               this.#options.log.info('an item in doubt had arrived', { itemId: item.id })
               return
             } catch (error) {
@@ -316,16 +502,31 @@ export class OutboxSender {
           case 'absent':
             inDoubt = false
         }
-      } else {
+      } else if (operation.snapshot) {
         // Read-only look-ups come first: nothing of them needs settling after a crash.
-        if (operation.snapshot) {
-          const at = this.#now()
-          snapshot = { value: (await operation.snapshot(context, item.payload)) ?? null, at }
-          item = { ...item, snapshot }
-        }
-        if (operation.changedSince && item.baseModifiedAt !== null) {
-          const check = await operation.changedSince(context, item.payload, item.baseModifiedAt)
-          if (check.changed === true) return this.#conflict(item, check.theirs)
+        const at = this.#now()
+        snapshot = { value: (await operation.snapshot(context, item.payload)) ?? null, at }
+        stillHeld()
+        item = { ...item, snapshot }
+      }
+      // An edit is checked against the server's copy before every send, a resend after a crash
+      // (found not to have arrived) too: whoever changed the record meanwhile is not overwritten.
+      if (operation.changedSince && item.baseModifiedAt !== null) {
+        const check = await operation.changedSince(context, item.payload, item.baseModifiedAt)
+        stillHeld()
+        if (check.changed === true) return this.#conflict(item, check.theirs)
+      }
+      if (item.attachment) {
+        const problem = await this.#options.attachments.problemWith(item.attachment)
+        stillHeld()
+        if (problem !== null) {
+          return this.#store.markStopped(
+            item.id,
+            'needs_attention',
+            { message: problem, kind: 'attachment' },
+            this.#now(),
+            { inDoubt },
+          )
         }
       }
       try {
@@ -333,13 +534,16 @@ export class OutboxSender {
           updatedAt: queued.updatedAt,
           ...(snapshot ? { snapshot } : {}),
         })
-      } catch {
-        return // discarded or edited during the look-ups: it is sent as it is now, later
+      } catch (error) {
+        // Discarded or edited during the look-ups: it is sent as it is now, later.
+        if (error instanceof MoveRefused) return
+        throw error
       }
       this.#marked.add(item.id)
       this.#options.onItems([item.id])
       // "Sending" is on disk before the request leaves: the items marked meanwhile share a sync.
       await this.#store.synced()
+      stillHeld()
       if (signal.aborted) {
         // Stopped before the request left: nothing of it can be on the server.
         this.#store.markRetry(
@@ -353,9 +557,13 @@ export class OutboxSender {
       sending = true
       this.#crashHook('before-request')
       const sent = await operation.send(context, item.payload)
+      stillHeld()
       this.#crashHook('after-answer')
       this.#complete(item, connection, sent)
     } catch (error) {
+      // Neither is the attempt's to judge: the lease went, or the outbox cannot save.
+      if (error instanceof LeaseLost || lease !== this.#lease) throw new LeaseLost()
+      if (unwritable(error, this.#store.database.name)) throw error
       this.#fail(item, connection, error, { inDoubt, sending })
     }
   }
@@ -383,16 +591,19 @@ export class OutboxSender {
   }
 
   /**
-   * Stores the answer in the cache first: a crash before the commit below is then in doubt. An
-   * `exclusive` arrival that another item accounts for is refused (AppError 'conflict') before
-   * anything is stored.
+   * Stores the answer (or, `found`, what a look-up found arrived) in the cache first: a crash
+   * before the commit below is then in doubt. An arrival found `exclusive` that another item
+   * accounts for is refused (AppError 'conflict') before anything is stored. The
+   * copy of its file is deleted once the commit is on disk: lost in a power cut, the item would
+   * be in doubt again and might need it.
    */
   #complete(
     item: OutboxItem,
     connection: OutboxConnection,
     sent: Sent,
-    exclusive?: { since: number | null },
+    found?: { exclusive: { since: number | null } | undefined },
   ): void {
+    const exclusive = found?.exclusive
     if (exclusive && sent.serverId !== null) {
       const holders = this.#store.claimedByOthers(item, [sent.serverId], exclusive.since)
       if (holders.size > 0) {
@@ -410,8 +621,12 @@ export class OutboxSender {
         })
       }
     }
-    const done = this.#store.markSent(item.id, sent, this.#now(), exclusive)
-    if (done.attachment) this.#options.attachments.remove(done.attachment)
+    const done = found
+      ? this.#store.markFoundArrived(item.id, sent, this.#now(), exclusive)
+      : this.#store.markSent(item.id, sent, this.#now())
+    if (done.attachment) {
+      this.#options.attachments.removeOnceDurable(done.attachment, this.#store.synced())
+    }
     if (done.following) this.#options.follower.follow(done)
   }
 
@@ -484,4 +699,25 @@ export class OutboxSender {
 
 function describe(error: unknown, kind: string): { message: string; kind: string } {
   return { message: error instanceof Error ? error.message : String(error), kind }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error)
+}
+
+/** The lease was lost while an attempt waited: it ends without writing anything. */
+class LeaseLost extends Error {
+  constructor() {
+    super('The outbox lease was taken by another process.')
+    this.name = 'LeaseLost'
+  }
+}
+
+/**
+ * The wait after the `failures`th failure in a row: doubling from the base to the longest, with
+ * jitter in its upper half only, so that it is never zero and always grows on average.
+ */
+function growingDelay(timing: RetryTiming, failures: number, random = Math.random): number {
+  const ceiling = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** Math.max(0, failures - 1))
+  return Math.max(1, Math.round(ceiling * (0.5 + random() / 2)))
 }

@@ -202,10 +202,10 @@ describe('lanes: uploads of one name to one record', () => {
       1,
     )
     expect(() =>
-      store.markSent(second.id, { serverId: 40, record: null }, 2, { since: null }),
+      store.markFoundArrived(second.id, { serverId: 40, record: null }, 2, { since: null }),
     ).toThrow(/already accounted for/)
     expect(store.require(second.id).state).toBe('queued')
-    store.markSent(second.id, { serverId: 40, record: null }, 2, { since: 2 })
+    store.markFoundArrived(second.id, { serverId: 40, record: null }, 2, { since: 2 })
     expect(store.require(second.id).state).toBe('sent')
   })
 })
@@ -249,7 +249,7 @@ describe('the moves the transition table allows', () => {
   const moves: Record<Exclude<OutboxEvent, 'takeTheirs'>, (id: number) => unknown> = {
     attempt: (id) => store.markSending(id, 5, { updatedAt: store.require(id).updatedAt }),
     answered: (id) => store.markSent(id, { serverId: 70, record: null }, 5),
-    foundArrived: (id) => store.markSent(id, { serverId: 70, record: null }, 5),
+    foundArrived: (id) => store.markFoundArrived(id, { serverId: 70, record: null }, 5),
     retryLater: (id) =>
       store.markRetry(id, failure, { nextAttemptAt: 9, inDoubt: false, countAttempt: true }, 5),
     // Recovery moves every item left sending, and leaves the others as they are.
@@ -283,11 +283,7 @@ describe('the moves the transition table allows', () => {
       for (const state of outboxStates) {
         for (const inDoubt of [false, true]) {
           const id = itemIn(state, inDoubt)
-          // markSent is one method for both ways a sender's attempt ends as sent.
-          const allowed =
-            event === 'answered' || event === 'foundArrived'
-              ? allows(state, 'answered') || allows(state, 'foundArrived', inDoubt)
-              : allows(state, event, inDoubt)
+          const allowed = allows(state, event, inDoubt)
           const where = `${event} from ${state}${inDoubt ? ' in doubt' : ''}`
           if (event === 'discard' && !allowed && state !== 'sending') {
             // Settled items are left as they are: nothing to discard.
@@ -325,7 +321,20 @@ describe('the moves the transition table allows', () => {
     expect(() => store.markSent(queued.id, { serverId: 7, record: null }, 1)).toThrow(
       `Item ${queued.id} changed meanwhile; it is queued.`,
     )
+    expect(() => store.markFoundArrived(queued.id, { serverId: 7, record: null }, 1)).toThrow(
+      MoveRefused,
+    )
     expect(store.require(queued.id)).toMatchObject({ state: 'queued', serverId: null })
+
+    // An answer comes back after another process took the outbox over and put the item in doubt
+    // again: only the item's new attempt (its look-up) may settle it, not the old answer.
+    const takenOver = store.insert({ ...base, recordId: 10 }, 0)
+    store.markSending(takenOver.id, 1, { updatedAt: takenOver.updatedAt })
+    store.recoverInterrupted(2)
+    expect(() => store.markSent(takenOver.id, { serverId: 10, record: null }, 3)).toThrow(
+      `Item ${takenOver.id} changed meanwhile; it is queued.`,
+    )
+    expect(store.require(takenOver.id)).toMatchObject({ state: 'queued', inDoubt: true })
 
     // The person discards an item in doubt while the sender looks it up: the discard stands.
     const doubtful = store.insert({ ...base, recordId: 8 }, 0)

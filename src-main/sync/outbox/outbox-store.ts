@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import Database from 'better-sqlite3'
 import { AppError } from '../../shared/app-error.ts'
 import type { RecordKindName } from '../../store/record-kinds.ts'
 import type { JsonObject } from '../../../src-common/values.ts'
@@ -82,6 +82,8 @@ interface ItemRow {
   attachment_path: string | null
   attachment_name: string | null
   attachment_size: number | null
+  attachment_sha256: string | null
+  attachment_source: string | null
   created_at: number
   updated_at: number
 }
@@ -120,6 +122,49 @@ export class MoveRefused extends AppError {
   constructor(id: number, state: OutboxState) {
     super('conflict', `Item ${id} changed meanwhile; it is ${state.replace('_', ' ')}.`)
   }
+}
+
+/**
+ * The outbox's database refused a write or a sync: a full disk, a read-only data folder, a disk
+ * error, a file held by another program or found damaged. What is queued stays as it was (the
+ * write that failed was rolled back); the sender waits and tries again.
+ */
+export class OutboxUnwritable extends AppError {
+  constructor(file: string, reason: string, options?: { cause?: unknown }) {
+    super(
+      'storage',
+      `The outbox cannot save changes to ${file}: ${reason}. Nothing queued is lost; sending waits until the outbox can be saved again.`,
+      options,
+    )
+    this.name = 'OutboxUnwritable'
+  }
+}
+
+/** Result codes of SQLite that say the file or the disk refused, not that a statement is wrong. */
+const storageResults: readonly [prefix: string, reason: string][] = [
+  ['SQLITE_FULL', 'the disk is full'],
+  ['SQLITE_READONLY', 'the data folder or the file is read-only'],
+  ['SQLITE_PERM', 'the data folder or the file is not writable'],
+  ['SQLITE_CANTOPEN', 'a file of the outbox cannot be opened (is the data folder writable?)'],
+  ['SQLITE_IOERR', 'the disk reported an error'],
+  ['SQLITE_NOLFS', 'the disk cannot hold a file this large'],
+  ['SQLITE_BUSY', 'another program holds the outbox'],
+  ['SQLITE_LOCKED', 'another program holds the outbox'],
+  ['SQLITE_CORRUPT', 'the outbox file is damaged (it is repaired at the next start)'],
+  ['SQLITE_NOTADB', 'the outbox file is damaged (it is repaired at the next start)'],
+]
+
+/**
+ * The error as an `OutboxUnwritable` when it is one of the file or the disk (a SQLite result
+ * above, a failed sync of the WAL), else null: an error of a statement is a bug, not a storage
+ * fault.
+ */
+export function unwritable(error: unknown, file: string): OutboxUnwritable | null {
+  if (error instanceof OutboxUnwritable) return error
+  if (!(error instanceof Database.SqliteError)) return null
+  const match = storageResults.find(([prefix]) => error.code.startsWith(prefix))
+  if (!match) return null
+  return new OutboxUnwritable(file, `${match[1]} (${error.message})`, { cause: error })
 }
 
 /** The item's lane holds an earlier item waiting its turn or under way: it waits. */
@@ -193,9 +238,9 @@ export class OutboxStore {
     try {
       await this.#walSync.synced()
     } catch (error) {
-      throw new AppError(
-        'storage',
-        `The outbox could not be saved to disk: ${(error as Error).message}`,
+      throw new OutboxUnwritable(
+        this.#db.name,
+        `the disk did not take it (${(error as Error).message})`,
         { cause: error },
       )
     }
@@ -212,10 +257,11 @@ export class OutboxStore {
       const insert = this.#prepare(
         `INSERT INTO items (connection_id, vault_id, operation, payload, record_kind, record_id,
            record_item, order_key, lane, overlay, state, next_attempt_at, base_modified_at,
-           attachment_path, attachment_name, attachment_size, created_at, updated_at)
+           attachment_path, attachment_name, attachment_size, attachment_sha256,
+           attachment_source, created_at, updated_at)
          VALUES (@connectionId, @vaultId, @operation, @payload, @recordKind, @recordId, NULL, '',
            @lane, @overlay, 'queued', @now, @baseModifiedAt, @attachmentPath, @attachmentName,
-           @attachmentSize, @now, @now)`,
+           @attachmentSize, @attachmentSha256, @attachmentSource, @now, @now)`,
       )
       const depend = this.#prepare(
         'INSERT OR IGNORE INTO dependencies (item_id, depends_on) VALUES (?, ?)',
@@ -235,6 +281,8 @@ export class OutboxStore {
           attachmentPath: item.attachment?.path ?? null,
           attachmentName: item.attachment?.name ?? null,
           attachmentSize: item.attachment?.size ?? null,
+          attachmentSha256: item.attachment?.sha256 ?? null,
+          attachmentSource: item.attachment?.source ?? null,
         }).lastInsertRowid,
       )
       const recordItem = item.recordItem === 'self' ? id : item.recordItem
@@ -419,17 +467,31 @@ export class OutboxStore {
   }
 
   /**
-   * The server has the item: it answered the attempt under way (`sending`), or a look-up found
-   * that an earlier attempt of an item in doubt arrived. Its answer is kept, a record it created
+   * The server answered the attempt under way: only an item in `sending` (the attempt that is
+   * answered committed it so) is moved; one that another process or the person moved meanwhile
+   * (in doubt again after a lost lease, discarded) is refused (`MoveRefused`). Its answer is kept, a record it created
    * gets its server id in every item that names it (and in their lanes), and later edits of the
-   * record are rebased on the answer's modified_at. With `exclusive` (a record found on the server
-   * rather than answered), refused (AppError 'conflict') when another item already accounts for
-   * that record, as recorded since `exclusive.since` (always, when null): one record never
-   * accounts for two items. Refused (`MoveRefused`) for an item in any other state: one the
-   * person discarded while it was looked up stays discarded.
+   * record are rebased on the answer's modified_at.
    */
-  markSent(id: number, sent: Sent, now: number, exclusive?: { since: number | null }): OutboxItem {
-    return this.#markSent(id, ['answered', 'foundArrived'], sent, now, exclusive)
+  markSent(id: number, sent: Sent, now: number): OutboxItem {
+    return this.#markSent(id, ['answered'], sent, now, undefined)
+  }
+
+  /**
+   * A look-up found that an earlier attempt of an item in doubt (queued, nothing under way)
+   * arrived; kept as `markSent` keeps an answer. With `exclusive` (a record found among those the
+   * server lists rather than by an id of its own), refused (AppError 'conflict') when another
+   * item already accounts for that record, as recorded since `exclusive.since` (always, when
+   * null): one record never accounts for two items. Refused (`MoveRefused`) for an item in any
+   * other state: one the person discarded while it was looked up stays discarded.
+   */
+  markFoundArrived(
+    id: number,
+    sent: Sent,
+    now: number,
+    exclusive?: { since: number | null },
+  ): OutboxItem {
+    return this.#markSent(id, ['foundArrived'], sent, now, exclusive)
   }
 
   /**
@@ -621,17 +683,22 @@ export class OutboxStore {
     })
   }
 
-  /** Items left in "sending" by a process that died: their attempts may have arrived. */
-  recoverInterrupted(now: number): number[] {
+  /**
+   * Items left in "sending" by a process that died, or by attempts of this one whose outcome
+   * could not be written (all but those of `under way`): their attempts may have arrived.
+   */
+  recoverInterrupted(now: number, underWay: readonly number[] = []): number[] {
     return this.transaction(() => {
-      const interrupted = moveGuard(['interrupted'])
-      const rows = this.#prepare(`SELECT id FROM items WHERE ${interrupted}`).all() as {
+      const interrupted = `${moveGuard(['interrupted'])}
+        AND id NOT IN (SELECT value FROM json_each(@underWay))`
+      const values = { now, underWay: JSON.stringify(underWay) }
+      const rows = this.#prepare(`SELECT id FROM items WHERE ${interrupted}`).all(values) as {
         id: number
       }[]
       this.#prepare(
-        `UPDATE items SET state = '${endOf('interrupted')}', in_doubt = 1, next_attempt_at = ?,
-           updated_at = ? WHERE ${interrupted}`,
-      ).run(now, now)
+        `UPDATE items SET state = '${endOf('interrupted')}', in_doubt = 1, next_attempt_at = @now,
+           updated_at = @now WHERE ${interrupted}`,
+      ).run(values)
       return rows.map((row) => row.id)
     })
   }
@@ -824,6 +891,8 @@ function toItem(row: ItemRow): OutboxItem {
             path: row.attachment_path,
             name: row.attachment_name ?? '',
             size: row.attachment_size ?? 0,
+            sha256: row.attachment_sha256,
+            source: row.attachment_source,
           }
         : null,
     createdAt: row.created_at,

@@ -23,11 +23,11 @@ import {
 import type { RecordRef } from '../../../src-common/outbox/record-ref.ts'
 import { allows, unresolvedStates, type OutboxState } from '../../../src-common/outbox/states.ts'
 import { operations } from './operations/index.ts'
-import { openOutboxDatabase } from './outbox-database.ts'
+import { openOutbox, type OutboxRecovery } from './outbox-recovery.ts'
 import type { Attachment, OutboxItem } from './outbox-item.ts'
 import type { OutboxConnection } from './outbox-connection.ts'
 import { OutboxSender, type RetryTiming } from './outbox-sender.ts'
-import { OutboxStore } from './outbox-store.ts'
+import { OutboxStore, unwritable, type OutboxUnwritable } from './outbox-store.ts'
 import { byRecord, pendingRecord, type PendingRecord } from './pending-records.ts'
 import { queueRequest, type QueueRequest } from './queue-request.ts'
 import { SenderLease } from './sender-lease.ts'
@@ -46,7 +46,11 @@ export interface OutboxOptions {
   /** Items of one connection in flight at once (default 3, the service's limit per user). */
   concurrency?: number
   retry?: Partial<RetryTiming>
+  /** The waits after the outbox could not save (default 1 s growing to 1 min). */
+  storageRetry?: Partial<RetryTiming>
   pollMs?: number
+  /** How often the sender's lease is renewed (default 10 s). */
+  leaseRenewalMs?: number
   importPollMs?: number
   /** How often upload progress is pushed to the UI at most. */
   progressIntervalMs?: number
@@ -100,13 +104,21 @@ export class Outbox {
   #notifyTimer: NodeJS.Timeout | undefined
   #notifyDue = 0
   #lastPending = -1
+  /** Set when the outbox was found damaged at this start and rebuilt from what could be read. */
+  readonly recovery: OutboxRecovery | null
 
   constructor(options: OutboxOptions) {
     this.#options = options
-    this.#db = openOutboxDatabase(path.join(options.dataDir, 'outbox.db'))
+    const log = options.log.child({ component: 'outbox' })
+    const opened = openOutbox(path.join(options.dataDir, 'outbox.db'), new Date(this.#now()))
+    this.#db = opened.db
+    this.recovery = opened.recovery
+    if (this.recovery) {
+      log.error('the outbox was damaged and has been rebuilt', { ...this.recovery })
+      options.events.emit('storage.failed', describeRecovery(this.recovery))
+    }
     this.#store = new OutboxStore(this.#db)
     this.#attachments = new AttachmentFolder(path.join(options.dataDir, 'outbox', 'attachments'))
-    const log = options.log.child({ component: 'outbox' })
     const onItems = (itemIds: number[]) => this.#noteChanged(itemIds, changeBatchMs)
     const onRecords = (connectionId: string, vaultId: number, kind: string) => {
       const key = `${connectionId}\u0000${vaultId}`
@@ -143,18 +155,38 @@ export class Outbox {
           name: options.connectionName(connectionId),
           message,
         }),
+      onStorage: (problem) => {
+        if (problem) {
+          options.events.emit('storage.failed', {
+            message: 'The outbox cannot save changes; sending waits',
+            details: problem.message,
+          })
+        }
+        this.#schedule(actionBatchMs)
+      },
+      sweepAttachments: this.recovery === null,
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.storageRetry ? { storageRetry: options.storageRetry } : {}),
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+      ...(options.leaseRenewalMs !== undefined ? { leaseRenewalMs: options.leaseRenewalMs } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.crashHook ? { crashHook: options.crashHook } : {}),
     })
     this.#reportPending()
   }
 
-  /** Starts sending (false while another process sends this outbox; it retries meanwhile). */
+  /**
+   * Starts sending (false while another process sends this outbox, or while it cannot save; it
+   * tries again meanwhile).
+   */
   start(): boolean {
     return this.#sender.start()
+  }
+
+  /** Why the outbox cannot save now (a full disk, a read-only folder), or null. */
+  get unwritable(): OutboxUnwritable | null {
+    return this.#sender.unwritable
   }
 
   /**
@@ -166,7 +198,9 @@ export class Outbox {
     const checked = parse(queueRequest, request, 'the request')
     const copies: Attachment[] = []
     try {
-      const items = await this.#queue(checked, copies)
+      const items = await this.#queue(checked, copies).catch((error: unknown) => {
+        throw this.#unwritableOr(error)
+      })
       this.#noteChanged(
         items.map((item) => item.id),
         actionBatchMs,
@@ -238,7 +272,7 @@ export class Outbox {
   retry(id: number): OutboxItemView {
     const item = this.#store.require(id)
     if (allows(item.state, 'retry')) {
-      return this.#changedView(this.#store.requeue(id, 'retry', this.#now()))
+      return this.#changedView(this.#saving(() => this.#store.requeue(id, 'retry', this.#now())))
     }
     if (allows(item.state, 'itDidNotArrive')) return this.resolveUncertain(id, 'resend')
     if (allows(item.state, 'keepMine')) return this.resolveConflict(id, 'mine')
@@ -250,9 +284,12 @@ export class Outbox {
 
   /** Discards an item and the items that depend on it (an upload for an entry discarded...). */
   discard(id: number): { discarded: number[] } {
-    const discarded = this.#store.cancel(id, this.#now())
+    const discarded = this.#saving(() => this.#store.cancel(id, this.#now()))
+    let durable: Promise<void> | undefined
     for (const item of this.#store.list({ ids: discarded, states: ['cancelled'] })) {
-      if (item.attachment) this.#attachments.remove(item.attachment)
+      if (!item.attachment) continue
+      durable ??= this.#store.synced()
+      this.#attachments.removeOnceDurable(item.attachment, durable)
     }
     this.#noteChanged(discarded, actionBatchMs)
     this.#reportPending()
@@ -303,11 +340,13 @@ export class Outbox {
       )
     }
     return this.#changedView(
-      this.#store.requeue(id, 'edit', this.#now(), {
-        payload: checked,
-        overlay: operation.overlay(checked, item.attachment?.name ?? null),
-        lane: operation.lane?.(checked, item.attachment?.name ?? null, this.#laneRef) ?? null,
-      }),
+      this.#saving(() =>
+        this.#store.requeue(id, 'edit', this.#now(), {
+          payload: checked,
+          overlay: operation.overlay(checked, item.attachment?.name ?? null),
+          lane: operation.lane?.(checked, item.attachment?.name ?? null, this.#laneRef) ?? null,
+        }),
+      ),
     )
   }
 
@@ -320,9 +359,11 @@ export class Outbox {
     if (choice === 'mine') {
       const base = item.theirs?.modified_at
       return this.#changedView(
-        this.#store.requeue(id, 'keepMine', this.#now(), {
-          baseModifiedAt: typeof base === 'string' ? base : null,
-        }),
+        this.#saving(() =>
+          this.#store.requeue(id, 'keepMine', this.#now(), {
+            baseModifiedAt: typeof base === 'string' ? base : null,
+          }),
+        ),
       )
     }
     // Only a whole record replaces the cached one (an ELN conflict shows the entry's summary).
@@ -350,10 +391,16 @@ export class Outbox {
       throw new AppError('conflict', `Item ${id} is not uncertain.`)
     }
     if (choice === 'resend') {
-      return this.#changedView(this.#store.requeue(id, 'itDidNotArrive', this.#now()))
+      return this.#changedView(
+        this.#saving(() => this.#store.requeue(id, 'itDidNotArrive', this.#now())),
+      )
     }
-    const done = this.#store.markArrived(id, serverId ?? null, this.#now(), item.createdAt)
-    if (done.attachment) this.#attachments.remove(done.attachment)
+    const done = this.#saving(() =>
+      this.#store.markArrived(id, serverId ?? null, this.#now(), item.createdAt),
+    )
+    if (done.attachment) {
+      this.#attachments.removeOnceDurable(done.attachment, this.#store.synced())
+    }
     return this.#changedView(done)
   }
 
@@ -363,9 +410,12 @@ export class Outbox {
    */
   async flush(connectionId?: string): Promise<FlushResult> {
     const before = new Set(this.#store.idsIn('sent', connectionId))
+    if (this.#sender.unwritable) throw this.#sender.unwritable
     if (this.#sender.sending) {
-      this.#store.makeDue(this.#now(), connectionId)
+      this.#saving(() => this.#store.makeDue(this.#now(), connectionId))
       await this.#sender.idle()
+      // It ended because nothing more can be saved: what is queued stays queued, untouched.
+      if (this.#sender.unwritable) throw this.#sender.unwritable
     }
     const sent = this.#store.idsIn('sent', connectionId).filter((id) => !before.has(id)).length
     const counts = this.#store.unresolvedCounts(connectionId)
@@ -381,7 +431,12 @@ export class Outbox {
 
   /** The connection answers again: what waits for it is due now. */
   reconnected(connectionId: string): void {
-    this.#store.makeDue(this.#now(), connectionId)
+    try {
+      this.#store.makeDue(this.#now(), connectionId)
+    } catch (error) {
+      // Items wait out their backoff instead; the sender tells when the outbox cannot save.
+      this.#options.log.warn('queued items could not be made due', { error: String(error) })
+    }
     this.#sender.kick()
   }
 
@@ -636,6 +691,15 @@ export class Outbox {
 
   #notify(): void {
     this.#notifyTimer = undefined
+    try {
+      this.#tell()
+    } catch (error) {
+      // The counts could not be read: the next change tells them.
+      this.#options.log.warn('outbox changes could not be told', { error: String(error) })
+    }
+  }
+
+  #tell(): void {
     // The cache has the answers before the items say they were sent.
     for (const { connectionId, vaultId, kinds } of this.#recordsChanged.values()) {
       this.#options.events.emit('records.changed', { connectionId, vaultId, kinds: [...kinds] })
@@ -666,6 +730,31 @@ export class Outbox {
 
   #now(): number {
     return (this.#options.now ?? Date.now)()
+  }
+
+  /** A person's change, refused with what keeps the outbox from saving it, when that is why. */
+  #saving<T>(work: () => T): T {
+    try {
+      return work()
+    } catch (error) {
+      throw this.#unwritableOr(error)
+    }
+  }
+
+  #unwritableOr(error: unknown): unknown {
+    return unwritable(error, this.#db.name) ?? error
+  }
+}
+
+/** What the person is told of a damaged outbox rebuilt at the start. */
+export function describeRecovery(recovery: OutboxRecovery): { message: string; details: string } {
+  const lost =
+    recovery.unreadable > 0
+      ? ` ${recovery.unreadable} could not be read: what they held may need to be done again.`
+      : ''
+  return {
+    message: 'The outbox was damaged and has been repaired',
+    details: `${recovery.recovered} items were recovered (${recovery.unresolved} still to send or decide).${lost} The damaged file is kept at ${recovery.movedTo}.`,
   }
 }
 

@@ -1,0 +1,119 @@
+/**
+ * What the outbox's durability costs (issue 26):
+ * - opening an outbox with a long history: the check of every page at start (`openOutbox`, which
+ *   finds a damaged file before it stops the app) beside opening the same file without it;
+ * - queueing a file: the copy made durable and recorded (SHA-256 read back, file and folder
+ *   fsynced: `AttachmentFolder.copy`) beside a plain copy of the same file.
+ *
+ * Environment: BENCH_OUTBOX_ITEMS (default 50,000 sent items), BENCH_COPY_MIB (default 256).
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { AttachmentFolder } from '../src-main/sync/outbox/attachment-folder.ts'
+import { openOutboxDatabase } from '../src-main/sync/outbox/outbox-database.ts'
+import { openOutbox } from '../src-main/sync/outbox/outbox-recovery.ts'
+import { progress, report } from './report.ts'
+
+const items = Number(process.env.BENCH_OUTBOX_ITEMS ?? 50_000)
+const copyMib = Number(process.env.BENCH_COPY_MIB ?? 256)
+const runs = 5
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+function timed(work: () => void): number {
+  const started = performance.now()
+  work()
+  return performance.now() - started
+}
+
+async function timedAsync(work: () => Promise<void>): Promise<number> {
+  const started = performance.now()
+  await work()
+  return performance.now() - started
+}
+
+function outboxWithHistory(file: string): void {
+  const db = openOutboxDatabase(file)
+  const insert = db.prepare(
+    `INSERT INTO items (connection_id, vault_id, operation, payload, record_kind, order_key,
+       overlay, state, next_attempt_at, server_id, result, created_at, updated_at)
+     VALUES ('lab', 1, 'collection.create', ?, 'collections', ?, '{}', 'sent', 0, ?, ?, 0, 0)`,
+  )
+  db.transaction(() => {
+    for (let index = 0; index < items; index++) {
+      const name = `Collection ${index}`
+      insert.run(
+        JSON.stringify({ name }),
+        `lab/1/collections/${index}`,
+        index,
+        JSON.stringify({ id: index, name, owner: { id: 3, name: 'A. Chemist' }, kind: 'list' }),
+      )
+    }
+  })()
+  db.close()
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-bench-durability-'))
+  try {
+    const file = path.join(dir, 'outbox.db')
+    progress(`writing an outbox of ${items} sent items`)
+    outboxWithHistory(file)
+    const mib = fs.statSync(file).size / 1024 ** 2
+    const checked: number[] = []
+    const plain: number[] = []
+    for (let run = 0; run < runs; run++) {
+      checked.push(timed(() => openOutbox(file).db.close()))
+      plain.push(timed(() => openOutboxDatabase(file).close()))
+    }
+    report({
+      name: `outbox open with its page check (${items} items, ${mib.toFixed(1)} MiB)`,
+      value: Number(median(checked).toFixed(1)),
+      unit: 'ms',
+      reference: 'the same open without the check (ms)',
+      referenceValue: Number(median(plain).toFixed(1)),
+      ratio: Number((median(checked) / median(plain)).toFixed(1)),
+    })
+
+    const original = path.join(dir, 'original.bin')
+    progress(`writing a ${copyMib} MiB file`)
+    const chunk = Buffer.alloc(1024 ** 2, 7)
+    const handle = fs.openSync(original, 'w')
+    for (let written = 0; written < copyMib; written++) fs.writeSync(handle, chunk)
+    fs.closeSync(handle)
+    const attachments = new AttachmentFolder(path.join(dir, 'attachments'))
+    const durable: number[] = []
+    const copied: number[] = []
+    for (let run = 0; run < 3; run++) {
+      durable.push(
+        await timedAsync(async () => {
+          const copy = await attachments.copy(original)
+          fs.rmSync(copy.path)
+        }),
+      )
+      copied.push(
+        await timedAsync(async () => {
+          const copy = path.join(dir, 'plain-copy.bin')
+          await fs.promises.copyFile(original, copy, fs.constants.COPYFILE_FICLONE)
+          fs.rmSync(copy)
+        }),
+      )
+    }
+    report({
+      name: `outbox queued file copy made durable and recorded (${copyMib} MiB)`,
+      value: Number(median(durable).toFixed(0)),
+      unit: 'ms',
+      reference: 'a plain copy of the same file (ms)',
+      referenceValue: Number(median(copied).toFixed(0)),
+      ratio: Number((median(durable) / median(copied)).toFixed(1)),
+    })
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()

@@ -1,0 +1,320 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { AppError } from '../../shared/app-error.ts'
+import { makeFilesPrivate } from '../../shared/private-files.ts'
+import { migrate } from '../../store/migrations.ts'
+import { configureConnection, databaseFiles } from '../../store/sqlite.ts'
+import { outboxStates, unresolvedStates } from '../../../src-common/outbox/states.ts'
+import { openOutboxDatabase, outboxMigrations } from './outbox-database.ts'
+
+/** What was done with a damaged outbox: told to the person, logged. */
+export interface OutboxRecovery {
+  /** The damaged file as it was found (its WAL beside it, when it had one), private. */
+  movedTo: string
+  /** What SQLite found wrong. */
+  details: string
+  /** Items read back into the fresh outbox... */
+  recovered: number
+  /** ...of which not yet sent nor discarded. */
+  unresolved: number
+  /** Items (by id) that could not be read: lost from the fresh outbox, still in the copy. */
+  unreadable: number
+}
+
+/**
+ * Opens the outbox at `file`. A damaged one (SQLite finds it malformed when opening it or in a
+ * check of every page) does not stop the start: it is copied aside as found, what can be read of
+ * it is written to a fresh file that takes its place, and the recovery is returned to be told.
+ * Other failures (a read-only folder, a newer schema) are thrown as they are.
+ */
+export function openOutbox(
+  file: string,
+  at: Date = new Date(),
+): { db: Database.Database; recovery: OutboxRecovery | null } {
+  let details: string
+  try {
+    const db = openOutboxDatabase(file)
+    let problems: string | null
+    try {
+      problems = checkPages(db)
+    } catch (error) {
+      db.close()
+      throw error
+    }
+    if (problems === null) return { db, recovery: null }
+    db.close()
+    details = problems
+  } catch (error) {
+    const damage = damageOf(error)
+    if (damage === null) throw error
+    details = damage
+  }
+  let recovery: OutboxRecovery
+  try {
+    recovery = recover(file, details, at)
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    throw new AppError(
+      'storage',
+      `The outbox at ${file} is damaged (${details}) and could not be repaired: ${(error as Error).message}`,
+      { cause: error },
+    )
+  }
+  return { db: openOutboxDatabase(file), recovery }
+}
+
+/** What `PRAGMA quick_check` finds wrong (every page is read), or null when nothing is. */
+function checkPages(db: Database.Database): string | null {
+  const rows = db.pragma('quick_check') as { quick_check: string }[]
+  const problems = rows.map((row) => row.quick_check).filter((text) => text !== 'ok')
+  return problems.length === 0 ? null : problems.slice(0, 5).join('; ')
+}
+
+/** The message of an error that says the file is damaged (in its causes too), else null. */
+function damageOf(error: unknown): string | null {
+  for (let cause = error, depth = 0; cause && depth < 4; depth++) {
+    if (cause instanceof Database.SqliteError) {
+      return /^SQLITE_(CORRUPT|NOTADB)/.test(cause.code) ? cause.message : null
+    }
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return null
+}
+
+function recover(file: string, details: string, at: Date): OutboxRecovery {
+  const stamp = at.toISOString().replace(/[:.]/g, '-')
+  const movedTo = path.join(path.dirname(file), `outbox.damaged-${stamp}.db`)
+  keepCopy(file, movedTo)
+  const fresh = `${file}.recovering`
+  for (const companion of databaseFiles(fresh)) fs.rmSync(companion, { force: true })
+  const damaged = new Database(file, { fileMustExist: true })
+  let found: Found
+  try {
+    found = readWhatCan(damaged)
+    writeFresh(fresh, found)
+  } finally {
+    damaged.close()
+  }
+  syncFile(fresh)
+  // The damaged file's WAL must not be applied to the fresh one: it goes first (its copy is kept).
+  for (const companion of databaseFiles(file).slice(1)) fs.rmSync(companion, { force: true })
+  fs.renameSync(fresh, file)
+  syncFolder(path.dirname(file))
+  return {
+    movedTo,
+    details,
+    recovered: found.items.length,
+    unresolved: found.items.filter((row) => unresolved.has(row.state as string)).length,
+    unreadable: found.unreadable,
+  }
+}
+
+const unresolved = new Set<string>(unresolvedStates)
+
+/** The damaged file and its WAL copied, as found, to `movedTo` (0600, synced). */
+function keepCopy(file: string, movedTo: string): void {
+  const copies: string[] = []
+  for (const [from, to] of [
+    [file, movedTo],
+    [`${file}-wal`, `${movedTo}-wal`],
+  ] as const) {
+    if (!fs.existsSync(from)) continue
+    fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL)
+    copies.push(to)
+  }
+  makeFilesPrivate(copies)
+  for (const copy of copies) syncFile(copy)
+  syncFolder(path.dirname(movedTo))
+}
+
+type Row = Record<string, unknown>
+
+interface Found {
+  /** The schema step the damaged file was at (0 when its header cannot be read). */
+  version: number
+  columns: string[]
+  items: Row[]
+  dependencies: { item_id: number; depends_on: number }[]
+  /** The highest item id ever given (so that no id is given twice), when it can be read. */
+  highestId: number
+  unreadable: number
+}
+
+/** Ids tried one by one past the last readable one, when the highest id given cannot be read. */
+const idsTriedBlind = 10_000
+
+/**
+ * Reads the damaged file row by row, as `.recover` would through SQLite itself: the items in id
+ * order through the table alone (no index, which may be damaged too), stepping over ids that
+ * cannot be read one at a time, then each read item's dependencies. A row whose members are not
+ * what the schema holds (a page damaged inside its cells) counts as unreadable.
+ */
+function readWhatCan(db: Database.Database): Found {
+  const attempt = <T>(read: () => T): T | undefined => {
+    try {
+      return read()
+    } catch {
+      return undefined
+    }
+  }
+  const version = attempt(() => db.pragma('user_version', { simple: true }) as number) ?? 0
+  if (version > outboxMigrations.length) {
+    throw new AppError(
+      'storage',
+      `The outbox was written by a newer Vault Desk (schema ${version}) and is damaged; use that version to repair it.`,
+    )
+  }
+  const columns =
+    attempt(() =>
+      (db.pragma('table_info(items)') as { name: string }[]).map((column) => column.name),
+    ) ?? []
+  const found: Found = {
+    version,
+    columns,
+    items: [],
+    dependencies: [],
+    highestId: 0,
+    unreadable: 0,
+  }
+  if (columns.length === 0) return found
+  const highestKnown = Math.max(
+    attempt(
+      () =>
+        (
+          db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'items'").get() as
+            { seq: number } | undefined
+        )?.seq,
+    ) ?? 0,
+    attempt(
+      () => (db.prepare('SELECT MAX(id) AS id FROM items').get() as { id: number | null }).id,
+    ) ?? 0,
+  )
+  const scan = db.prepare('SELECT * FROM items NOT INDEXED WHERE id > ? ORDER BY id')
+  const byId = db.prepare('SELECT * FROM items NOT INDEXED WHERE id = ?')
+  const keep = (row: Row) => {
+    if (isItem(row)) found.items.push(row)
+    else found.unreadable++
+  }
+  let cursor = 0
+  for (;;) {
+    try {
+      for (const row of scan.iterate(cursor) as Iterable<Row>) {
+        cursor = row.id as number
+        keep(row)
+      }
+      break
+    } catch {
+      // Damage past `cursor`: step over it id by id, then scan on from the next id read.
+      const last = Math.max(highestKnown, cursor + idsTriedBlind)
+      let resumed = false
+      for (let id = cursor + 1; id <= last && !resumed; id++) {
+        try {
+          const row = byId.get(id) as Row | undefined
+          if (row) {
+            keep(row)
+            resumed = true
+          }
+        } catch {
+          found.unreadable++
+        }
+        cursor = id
+      }
+      if (!resumed) break
+    }
+  }
+  found.highestId = Math.max(highestKnown, cursor)
+  const dependencies = attempt(() =>
+    db.prepare('SELECT item_id, depends_on FROM dependencies WHERE item_id = ?'),
+  )
+  for (const item of found.items) {
+    const rows = dependencies && attempt(() => dependencies.all(item.id))
+    if (rows) found.dependencies.push(...(rows as Found['dependencies']))
+  }
+  return found
+}
+
+const states = new Set<string>(outboxStates)
+
+/** Whether a row read holds what the schema does where the sender relies on it. */
+function isItem(row: Row): boolean {
+  const text = (name: string) => typeof row[name] === 'string'
+  const integer = (name: string) => Number.isInteger(row[name])
+  const json = (name: string) => {
+    try {
+      const value: unknown = JSON.parse(row[name] as string)
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+    } catch {
+      return false
+    }
+  }
+  return (
+    integer('id') &&
+    text('connection_id') &&
+    integer('vault_id') &&
+    text('operation') &&
+    text('record_kind') &&
+    text('order_key') &&
+    states.has(row.state as string) &&
+    integer('next_attempt_at') &&
+    integer('created_at') &&
+    integer('updated_at') &&
+    json('payload') &&
+    json('overlay')
+  )
+}
+
+/** A fresh outbox at the damaged one's schema step, holding what was read (migrated on open). */
+function writeFresh(file: string, found: Found): void {
+  const db = new Database(file)
+  try {
+    configureConnection(db)
+    migrate(db, outboxMigrations.slice(0, found.version), 'the recovered outbox')
+    if (found.version === 0 || found.columns.length === 0) return
+    const own = new Set(
+      (db.pragma('table_info(items)') as { name: string }[]).map((column) => column.name),
+    )
+    const columns = found.columns.filter((column) => own.has(column))
+    const insertItem = db.prepare(
+      `INSERT INTO items (${columns.map((column) => `"${column}"`).join(', ')})
+         VALUES (${columns.map((column) => `@${column}`).join(', ')})`,
+    )
+    const ids = new Set(found.items.map((row) => row.id as number))
+    const insertDependency = db.prepare(
+      'INSERT OR IGNORE INTO dependencies (item_id, depends_on) VALUES (?, ?)',
+    )
+    db.transaction(() => {
+      for (const row of found.items) {
+        insertItem.run(Object.fromEntries(columns.map((column) => [column, row[column]])))
+      }
+      for (const { item_id: itemId, depends_on: dependsOn } of found.dependencies) {
+        if (ids.has(itemId) && ids.has(dependsOn)) insertDependency.run(itemId, dependsOn)
+      }
+      // Ids of items that could not be read are never given again (another item names them).
+      db.prepare("DELETE FROM sqlite_sequence WHERE name = 'items'").run()
+      db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('items', ?)").run(found.highestId)
+    })()
+  } finally {
+    db.close()
+  }
+}
+
+function syncFile(file: string): void {
+  const handle = fs.openSync(file, 'r+')
+  try {
+    fs.fsyncSync(handle)
+  } finally {
+    fs.closeSync(handle)
+  }
+}
+
+/** Windows records a file's name with the file, and cannot open a folder. */
+function syncFolder(folder: string): void {
+  if (process.platform === 'win32') return
+  const handle = fs.openSync(folder, 'r')
+  try {
+    fs.fsyncSync(handle)
+  } finally {
+    fs.closeSync(handle)
+  }
+}
