@@ -9,14 +9,19 @@ import {
   type ReadoutDefinitionEntry,
 } from '../../src-common/analysis/readouts/catalogue.ts'
 import { indexedCellOf } from '../../src-common/analysis/readouts/comparisons.ts'
-import { readResultRow } from '../../src-common/analysis/readouts/result-rows.ts'
+import { readResultRow, type ResultRow } from '../../src-common/analysis/readouts/result-rows.ts'
 import { givenText } from '../../src-common/analysis/readouts/readout-value.ts'
-import { toText, type JsonObject } from '../../src-common/values.ts'
+import { toText, type JsonObject, type SqlValue } from '../../src-common/values.ts'
 
-/** Rows indexed per step (one transaction): a few milliseconds, so that a page of sync waits little. */
-const rowsPerStep = 1000
+/** Rows indexed per step (one transaction): a few milliseconds, so a page of sync waits little. */
+const rowsPerStep = 250
 /** Molecules and batches whose aggregates are recomputed per step. */
 const groupsPerStep = 200
+/**
+ * Rows per multi-row INSERT: each statement run costs a crossing into SQLite, and row by row (with
+ * named parameters) those crossings took most of the indexer's time (readout-index.bench.ts).
+ */
+const rowsPerInsert = 32
 
 type Level = 'molecule' | 'batch'
 
@@ -47,6 +52,45 @@ export interface ReadoutIndexBacklog {
   groups: number
 }
 
+/** The columns of readout_values, in the order the indexer writes them. */
+const valueColumns = [
+  'vault_id',
+  'row_id',
+  'definition_id',
+  'protocol_id',
+  'run_id',
+  'run_date',
+  'batch_id',
+  'molecule_id',
+  'plate_id',
+  'well',
+  'aggregate_row',
+  'control_state',
+  'outlier',
+  'kind',
+  'number',
+  'modifier',
+  'text',
+  'note',
+] as const
+
+/** The columns of readout_aggregates, in the order the indexer writes them. */
+const aggregateColumnNames = [
+  'vault_id',
+  'level',
+  'subject_id',
+  'protocol_id',
+  'definition_id',
+  'source',
+  'aggregation',
+  'kind',
+  'number',
+  'modifier',
+  'text',
+  'n',
+  'details',
+] as const
+
 /**
  * Keeps the readout value index (cache step 7) current: reads the readout rows triggers queued
  * into typed cells with their protocol's definitions (`src-common/analysis/readouts/`), then
@@ -54,16 +98,33 @@ export interface ReadoutIndexBacklog {
  * one transaction each, so that the cache writer can run it while idle and stop between steps
  * when a page of sync comes; any connection may run it (the CLI completes it before a search).
  * A row is read again whole each time it changes: the index never holds a cell of an older copy.
+ * Each step asks SQLite for its rows, groups and deletions in a few statements and writes many
+ * rows per INSERT, rather than a statement per row.
  */
 export class ReadoutIndexer {
   readonly #db: Database.Database
   readonly #statements: ReturnType<typeof prepare>
+  readonly #values: MultiRowInsert
+  readonly #aggregates: MultiRowInsert
+  readonly #groups: MultiRowInsert
   /** Definitions by protocol, as last read; forgotten after each step (protocols change). */
   #definitions = new Map<string, Map<number, ReadoutDefinitionEntry>>()
 
   constructor(db: Database.Database) {
     this.#db = db
     this.#statements = prepare(db)
+    this.#values = new MultiRowInsert(db, 'INSERT OR REPLACE INTO readout_values', valueColumns)
+    this.#aggregates = new MultiRowInsert(
+      db,
+      'INSERT OR REPLACE INTO readout_aggregates',
+      aggregateColumnNames,
+    )
+    this.#groups = new MultiRowInsert(db, 'INSERT OR IGNORE INTO readout_group_queue', [
+      'vault_id',
+      'protocol_id',
+      'level',
+      'subject_id',
+    ])
   }
 
   backlog(): ReadoutIndexBacklog {
@@ -75,30 +136,67 @@ export class ReadoutIndexer {
 
   /** One step: queued rows first, then queued aggregates. Answers how much it did (0: none). */
   step(): number {
-    const indexed = this.#db.transaction(() => this.#indexRows()).immediate()
+    const indexed = this.indexRows()
     if (indexed > 0) return indexed
+    return this.aggregate()
+  }
+
+  /** One step of queued rows alone (one transaction); answers how many (0: none queued). */
+  indexRows(): number {
+    return this.#db.transaction(() => this.#indexRows()).immediate()
+  }
+
+  /** One step of queued aggregates alone (one transaction); answers how many (0: none queued). */
+  aggregate(): number {
     return this.#db.transaction(() => this.#aggregateGroups()).immediate()
   }
 
-  /** Runs steps until the index is complete; `onStep` hears the backlog after each. */
+  /**
+   * Runs steps until the index is complete; `onStep` hears the backlog after each, counted once
+   * and then kept by what each step did (exact unless another connection queues rows meanwhile):
+   * counting the queues after every step took longer than the steps on a large first sync.
+   */
   complete(onStep?: (backlog: ReadoutIndexBacklog) => void): void {
-    while (this.step() > 0) onStep?.(this.backlog())
+    let backlog = onStep ? this.backlog() : { rows: 0, groups: 0 }
+    for (;;) {
+      const rows = this.indexRows()
+      if (rows > 0) {
+        backlog = {
+          rows: Math.max(0, backlog.rows - rows),
+          groups: backlog.groups + this.#groups.changes,
+        }
+      } else {
+        const groups = this.aggregate()
+        if (groups === 0) return
+        backlog = { rows: backlog.rows, groups: Math.max(0, backlog.groups - groups) }
+      }
+      onStep?.(backlog)
+    }
   }
 
   #indexRows(): number {
     const s = this.#statements
     const queued = s.nextRows.all(rowsPerStep) as QueuedRow[]
+    if (queued.length === 0) return 0
     this.#definitions.clear()
-    for (const row of queued) {
-      for (const old of s.groupsOfRow.all(row.vault_id, row.row_id) as {
+    this.#values.discard()
+    this.#groups.discard()
+    const groups = new GroupsToQueue()
+    // What the rows held before goes first, with the groups it counted in.
+    for (const [vaultId, rows] of byVault(queued)) {
+      const rowIds = JSON.stringify(rows.map((row) => row.row_id))
+      for (const old of s.groupsOfRows.all(vaultId, rowIds) as {
         protocol_id: number
         batch_id: number | null
         molecule_id: number | null
       }[]) {
-        this.#queueGroups(row.vault_id, old.protocol_id, old.batch_id, old.molecule_id)
+        groups.add(vaultId, old.protocol_id, old.batch_id, old.molecule_id)
       }
-      s.deleteValues.run(row.vault_id, row.row_id)
-      s.unqueueRow.run(row.vault_id, row.row_id)
+      s.deleteValues.run(vaultId, rowIds)
+      s.unqueueRows.run(vaultId, rowIds)
+    }
+    const values = this.#values
+    for (const row of queued) {
       if (row.json === null) continue
       const record = JSON.parse(row.json) as JsonObject
       const definitions = this.#definitionsOf(row.vault_id, row.protocol_id)
@@ -106,70 +204,70 @@ export class ReadoutIndexer {
       if (!read) continue
       for (const [definitionId, cell] of read.cells) {
         const cellIndex = indexedCellOf(cell.value, definitions.get(definitionId)?.unit ?? null)
-        s.insertValue.run({
-          vault_id: row.vault_id,
-          row_id: row.row_id,
-          definition_id: definitionId,
-          protocol_id: row.protocol_id,
-          run_id: row.run_id,
-          run_date: row.run_date,
-          batch_id: row.batch_id,
-          molecule_id: row.molecule_id,
-          plate_id: row.plate_id,
-          well: row.well,
-          aggregate_row: read.aggregateRow ? 1 : 0,
-          control_state: read.controlState,
-          outlier: cell.outlier ? 1 : 0,
-          kind: cellIndex.kind,
-          number: cellIndex.number,
-          modifier: cellIndex.modifier,
-          text: cellIndex.kind === 'empty' ? null : givenText(cell.value),
-          note: cell.note,
-        })
+        values.add(
+          row.vault_id,
+          row.row_id,
+          definitionId,
+          row.protocol_id,
+          row.run_id,
+          row.run_date,
+          row.batch_id,
+          row.molecule_id,
+          row.plate_id,
+          row.well,
+          read.aggregateRow ? 1 : 0,
+          read.controlState,
+          cell.outlier ? 1 : 0,
+          cellIndex.kind,
+          cellIndex.number,
+          cellIndex.modifier,
+          cellIndex.kind === 'empty' ? null : givenText(cell.value),
+          cell.note,
+        )
       }
-      if (row.protocol_id !== null) {
-        this.#queueGroups(row.vault_id, row.protocol_id, row.batch_id, row.molecule_id)
-      }
+      groups.add(row.vault_id, row.protocol_id, row.batch_id, row.molecule_id)
     }
+    values.finish()
+    for (const group of groups.list) this.#groups.add(...group)
+    this.#groups.finish()
     return queued.length
-  }
-
-  #queueGroups(
-    vaultId: number,
-    protocolId: number | null,
-    batchId: number | null,
-    moleculeId: number | null,
-  ): void {
-    if (protocolId === null) return
-    const queue = this.#statements.queueGroup
-    if (batchId !== null) queue.run(vaultId, protocolId, 'batch', batchId)
-    if (moleculeId !== null) queue.run(vaultId, protocolId, 'molecule', moleculeId)
   }
 
   #aggregateGroups(): number {
     const s = this.#statements
     const groups = s.nextGroups.all(groupsPerStep) as QueuedGroup[]
     this.#definitions.clear()
-    for (const group of groups) {
-      s.unqueueGroup.run(group.vault_id, group.protocol_id, group.level, group.subject_id)
-      s.deleteAggregates.run(group.vault_id, group.level, group.protocol_id, group.subject_id)
-      const rows = (
-        (group.level === 'batch' ? s.rowsOfBatch : s.rowsOfMolecule).all(
-          group.vault_id,
-          group.protocol_id,
-          group.subject_id,
-        ) as { json: string }[]
-      ).flatMap(({ json }) => {
-        const definitions = this.#definitionsOf(group.vault_id, group.protocol_id)
+    this.#aggregates.discard()
+    // Queued groups come in key order: those of one vault, protocol and level are asked together.
+    for (const run of runsOfSameProtocolAndLevel(groups)) {
+      const { vault_id: vaultId, protocol_id: protocolId, level } = run[0]!
+      const subjectIds = JSON.stringify(run.map((group) => group.subject_id))
+      s.unqueueGroups.run(vaultId, protocolId, level, subjectIds)
+      s.deleteAggregates.run(vaultId, level, protocolId, subjectIds)
+      const definitions = this.#definitionsOf(vaultId, protocolId)
+      const bySubject = new Map<number, ResultRow[]>()
+      const rowsOf = level === 'batch' ? s.rowsOfBatches : s.rowsOfMolecules
+      for (const { subject_id: subjectId, json } of rowsOf.all(vaultId, protocolId, subjectIds) as {
+        subject_id: number
+        json: string
+      }[]) {
         const read = readResultRow(JSON.parse(json), (id) => definitions.get(id))
-        return read ? [read] : []
-      })
-      const definitions = this.#definitionsOf(group.vault_id, group.protocol_id)
-      for (const aggregate of aggregateRows(rows, aggregateDefinitions(definitions), group.level)) {
-        if (aggregate.subjectId !== group.subject_id) continue
-        s.insertAggregate.run(aggregateColumns(group, aggregate))
+        if (!read) continue
+        const rows = bySubject.get(subjectId)
+        if (rows) rows.push(read)
+        else bySubject.set(subjectId, [read])
+      }
+      const aggregated = aggregateDefinitions(definitions)
+      for (const group of run) {
+        const rows = bySubject.get(group.subject_id)
+        if (!rows) continue
+        for (const aggregate of aggregateRows(rows, aggregated, level)) {
+          if (aggregate.subjectId !== group.subject_id) continue
+          this.#aggregates.add(...aggregateColumns(group, aggregate))
+        }
       }
     }
+    this.#aggregates.finish()
     return groups.length
   }
 
@@ -191,6 +289,103 @@ export class ReadoutIndexer {
   }
 }
 
+/** The groups whose aggregates a step's rows change, each once. */
+class GroupsToQueue {
+  readonly list: [number, number, Level, number][] = []
+  readonly #seen = new Set<string>()
+
+  add(
+    vaultId: number,
+    protocolId: number | null,
+    batchId: number | null,
+    moleculeId: number | null,
+  ): void {
+    if (protocolId === null) return
+    if (batchId !== null) this.#add(vaultId, protocolId, 'batch', batchId)
+    if (moleculeId !== null) this.#add(vaultId, protocolId, 'molecule', moleculeId)
+  }
+
+  #add(vaultId: number, protocolId: number, level: Level, subjectId: number): void {
+    const key = `${vaultId}:${protocolId}:${level}:${subjectId}`
+    if (this.#seen.has(key)) return
+    this.#seen.add(key)
+    this.list.push([vaultId, protocolId, level, subjectId])
+  }
+}
+
+/**
+ * An INSERT written many rows per statement run: rows wait until `rowsPerInsert` have come, and
+ * `finish` writes the rest one by one. A step begins with `discard`: rows left waiting by a step
+ * whose transaction failed belong to nothing committed.
+ */
+class MultiRowInsert {
+  readonly #many: Database.Statement<SqlValue[]>
+  readonly #one: Database.Statement<SqlValue[]>
+  readonly #width: number
+  readonly #waiting: SqlValue[]
+  #filled = 0
+  /** Rows the statements wrote since `discard` (an ignored row is none). */
+  changes = 0
+
+  constructor(db: Database.Database, insertInto: string, columns: readonly string[]) {
+    const row = `(${columns.map(() => '?').join(', ')})`
+    const into = `${insertInto} (${columns.join(', ')}) VALUES`
+    this.#many = db.prepare<SqlValue[]>(
+      `${into} ${Array.from({ length: rowsPerInsert }, () => row).join(', ')}`,
+    )
+    this.#one = db.prepare<SqlValue[]>(`${into} ${row}`)
+    this.#width = columns.length
+    this.#waiting = new Array<SqlValue>(this.#width * rowsPerInsert).fill(null)
+  }
+
+  add(...values: SqlValue[]): void {
+    for (const value of values) this.#waiting[this.#filled++] = value
+    if (this.#filled < this.#waiting.length) return
+    this.changes += this.#many.run(...this.#waiting).changes
+    this.#filled = 0
+  }
+
+  discard(): void {
+    this.#filled = 0
+    this.changes = 0
+  }
+
+  finish(): void {
+    for (let start = 0; start < this.#filled; start += this.#width) {
+      this.changes += this.#one.run(...this.#waiting.slice(start, start + this.#width)).changes
+    }
+    this.#filled = 0
+  }
+}
+
+/** Queued rows by vault (a cache holds a connection's vaults; a step mostly sees one). */
+function byVault(rows: readonly QueuedRow[]): Map<number, QueuedRow[]> {
+  const vaults = new Map<number, QueuedRow[]>()
+  for (const row of rows) {
+    const list = vaults.get(row.vault_id)
+    if (list) list.push(row)
+    else vaults.set(row.vault_id, [row])
+  }
+  return vaults
+}
+
+/** Consecutive queued groups of the same vault, protocol and level. */
+function runsOfSameProtocolAndLevel(groups: readonly QueuedGroup[]): QueuedGroup[][] {
+  const runs: QueuedGroup[][] = []
+  for (const group of groups) {
+    const last = runs.at(-1)?.[0]
+    if (
+      last &&
+      last.vault_id === group.vault_id &&
+      last.protocol_id === group.protocol_id &&
+      last.level === group.level
+    ) {
+      runs.at(-1)!.push(group)
+    } else runs.push([group])
+  }
+  return runs
+}
+
 function aggregateDefinitions(
   definitions: ReadonlyMap<number, ReadoutDefinitionEntry>,
 ): Map<number, AggregateDefinition> {
@@ -207,35 +402,36 @@ function aggregateDefinitions(
 }
 
 /**
- * An aggregate as stored: the vault's own when it came as the one aggregate row of a group (a
- * curve fit's result), else computed here; the number in the definition's unit.
+ * An aggregate as stored, in the order of `aggregateColumnNames`: the vault's own when it came as
+ * the one aggregate row of a group (a curve fit's result), else computed here; the number in the
+ * definition's unit.
  */
 function aggregateColumns(
   group: QueuedGroup,
   { protocolId, definitionId, inputs, aggregate }: GroupAggregate,
-) {
+): SqlValue[] {
   const value = aggregate.value
   const cell = indexedCellOf(value, null)
-  return {
-    vault_id: group.vault_id,
-    level: group.level,
-    subject_id: group.subject_id,
-    protocol_id: protocolId,
-    definition_id: definitionId,
-    source: inputs === 'aggregate rows' && aggregate.n === 1 ? 'vault' : 'computed',
-    aggregation: aggregate.aggregation,
-    kind: cell.kind,
-    number: cell.number,
-    modifier: cell.modifier,
-    text: cell.kind === 'empty' ? null : toText(givenText(value)),
-    n: aggregate.n,
-    details: JSON.stringify({
+  return [
+    group.vault_id,
+    group.level,
+    group.subject_id,
+    protocolId,
+    definitionId,
+    inputs === 'aggregate rows' && aggregate.n === 1 ? 'vault' : 'computed',
+    aggregate.aggregation,
+    cell.kind,
+    cell.number,
+    cell.modifier,
+    cell.kind === 'empty' ? null : toText(givenText(value)),
+    aggregate.n,
+    JSON.stringify({
       inputs,
       excluded: aggregate.excluded,
       notAggregated: aggregate.notAggregated,
       problem: aggregate.problem,
     }),
-  }
+  ]
 }
 
 function prepare(db: Database.Database) {
@@ -249,64 +445,73 @@ function prepare(db: Database.Database) {
          LEFT JOIN readout_rows r ON r.vault_id = q.vault_id AND r.id = q.row_id
          LIMIT ?`,
     ),
-    groupsOfRow: db.prepare(
+    groupsOfRows: db.prepare(
       `SELECT DISTINCT protocol_id, batch_id, molecule_id FROM readout_values
-         WHERE vault_id = ? AND row_id = ? AND protocol_id IS NOT NULL`,
+         WHERE vault_id = ? AND row_id IN (SELECT value FROM json_each(?))
+           AND protocol_id IS NOT NULL`,
     ),
-    deleteValues: db.prepare('DELETE FROM readout_values WHERE vault_id = ? AND row_id = ?'),
-    unqueueRow: db.prepare('DELETE FROM readout_index_queue WHERE vault_id = ? AND row_id = ?'),
-    insertValue: db.prepare(
-      `INSERT OR REPLACE INTO readout_values (vault_id, row_id, definition_id, protocol_id, run_id,
-         run_date, batch_id, molecule_id, plate_id, well, aggregate_row, control_state, outlier,
-         kind, number, modifier, text, note)
-       VALUES (@vault_id, @row_id, @definition_id, @protocol_id, @run_id, @run_date, @batch_id,
-         @molecule_id, @plate_id, @well, @aggregate_row, @control_state, @outlier, @kind, @number,
-         @modifier, @text, @note)`,
+    deleteValues: db.prepare(
+      `DELETE FROM readout_values
+         WHERE vault_id = ? AND row_id IN (SELECT value FROM json_each(?))`,
     ),
-    queueGroup: db.prepare(
-      `INSERT OR IGNORE INTO readout_group_queue (vault_id, protocol_id, level, subject_id)
-         VALUES (?, ?, ?, ?)`,
+    unqueueRows: db.prepare(
+      `DELETE FROM readout_index_queue
+         WHERE vault_id = ? AND row_id IN (SELECT value FROM json_each(?))`,
     ),
     nextGroups: db.prepare(
-      'SELECT vault_id, protocol_id, level, subject_id FROM readout_group_queue LIMIT ?',
+      `SELECT vault_id, protocol_id, level, subject_id FROM readout_group_queue
+         ORDER BY vault_id, protocol_id, level, subject_id LIMIT ?`,
     ),
-    unqueueGroup: db.prepare(
+    unqueueGroups: db.prepare(
       `DELETE FROM readout_group_queue
-         WHERE vault_id = ? AND protocol_id = ? AND level = ? AND subject_id = ?`,
+         WHERE vault_id = ? AND protocol_id = ? AND level = ?
+           AND subject_id IN (SELECT value FROM json_each(?))`,
     ),
     deleteAggregates: db.prepare(
       `DELETE FROM readout_aggregates
-         WHERE vault_id = ? AND level = ? AND protocol_id = ? AND subject_id = ?`,
+         WHERE vault_id = ? AND level = ? AND protocol_id = ?
+           AND subject_id IN (SELECT value FROM json_each(?))`,
     ),
-    rowsOfBatch: db.prepare(
-      'SELECT json FROM readout_rows WHERE vault_id = ? AND protocol_id = ? AND batch_id = ?',
+    // `+protocol_id` keeps SQLite from reading the protocol's every row through its index: a
+    // protocol has thousands of rows, a molecule or batch a few.
+    rowsOfBatches: db.prepare(
+      `SELECT batch_id AS subject_id, json FROM readout_rows
+         WHERE vault_id = ? AND +protocol_id = ? AND batch_id IN (SELECT value FROM json_each(?))`,
     ),
-    rowsOfMolecule: db.prepare(
-      'SELECT json FROM readout_rows WHERE vault_id = ? AND protocol_id = ? AND molecule_id = ?',
-    ),
-    insertAggregate: db.prepare(
-      `INSERT OR REPLACE INTO readout_aggregates (vault_id, level, subject_id, protocol_id,
-         definition_id, source, aggregation, kind, number, modifier, text, n, details)
-       VALUES (@vault_id, @level, @subject_id, @protocol_id, @definition_id, @source,
-         @aggregation, @kind, @number, @modifier, @text, @n, @details)`,
+    rowsOfMolecules: db.prepare(
+      `SELECT molecule_id AS subject_id, json FROM readout_rows
+         WHERE vault_id = ? AND +protocol_id = ?
+           AND molecule_id IN (SELECT value FROM json_each(?))`,
     ),
     protocol: db.prepare('SELECT json FROM protocols WHERE vault_id = ? AND id = ?').pluck(),
   }
 }
 
-/** How long the writer waits for more pages before it indexes readouts. */
-const idleBeforeIndexingMs = 200
+/**
+ * How long the writer waits for more pages before it reads queued rows. Read in the short gaps
+ * between a sync's pages (5 ms tried), they made the sync itself longer (the simulator's first
+ * sync of 250k rows, one run under a load of about 20: 376 s against 249 s without the index,
+ * readout-index.bench.ts) for little less left after it: a sync's pages go first.
+ */
+export const idleBeforeRowsMs = 200
+/**
+ * How long the writer must have been idle before it computes aggregates: a sync's later pages
+ * would queue most groups again, each recomputed over all its rows.
+ */
+export const idleBeforeAggregatesMs = 200
 
 /**
- * Runs the readout indexer while the cache writer is idle, a step at a time; a page that comes
- * meanwhile goes first, and indexing goes on once the writer is idle again. `settled` runs once
- * nothing is left to index.
+ * Runs the readout indexer while the cache writer is idle, a step at a time: queued rows once the
+ * writer has waited `idleBeforeRowsMs` for a page, aggregates once it has waited
+ * `idleBeforeAggregatesMs`; a page that comes goes first, and indexing goes on once the writer is
+ * idle again. `settled` runs once nothing is left to index.
  */
 export class IdleReadoutIndexing {
   readonly #indexer: ReadoutIndexer
   readonly #settled: () => void
   #timer: NodeJS.Timeout | undefined
   #stepping: NodeJS.Immediate | undefined
+  #idleSince = 0
 
   constructor(db: Database.Database, settled: () => void) {
     this.#indexer = new ReadoutIndexer(db)
@@ -324,15 +529,28 @@ export class IdleReadoutIndexing {
   /** The writer has nothing to do: indexing starts in a moment, unless work comes. */
   idle(): void {
     this.busy()
+    this.#idleSince = performance.now()
     this.#timer = setTimeout(() => {
       this.#timer = undefined
       this.#next()
-    }, idleBeforeIndexingMs)
+    }, idleBeforeRowsMs)
   }
 
   #next(): void {
     this.#stepping = undefined
-    if (this.#indexer.step() === 0) {
+    if (this.#indexer.indexRows() > 0) {
+      this.#stepping = setImmediate(() => this.#next())
+      return
+    }
+    const waited = performance.now() - this.#idleSince
+    if (waited < idleBeforeAggregatesMs) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined
+        this.#next()
+      }, idleBeforeAggregatesMs - waited)
+      return
+    }
+    if (this.#indexer.aggregate() === 0) {
       this.#settled()
       return
     }
