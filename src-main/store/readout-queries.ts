@@ -74,6 +74,9 @@ export interface ResultsTableOptions {
   offset?: number
 }
 
+/** Plot points of at most this many chosen molecules are looked up rather than read in a pass. */
+const pointsLookedUp = 20_000
+
 /** At most this many columns: each is a join, and a person reads a dozen at most. */
 const maxColumns = 32
 
@@ -119,14 +122,17 @@ export class ReadoutQueries {
     }
     const batches = [...result]
     if (level === 'batch') return batches.sort((a, b) => a - b)
-    return this.#db
+    // Each batch looked up by id (`+molecule_id`): SQLite would otherwise walk every batch of the
+    // vault in molecule order to spare itself the sort of the few it found.
+    const molecules = this.#db
       .prepare(
-        `SELECT DISTINCT molecule_id FROM batches
-           WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?)) AND molecule_id IS NOT NULL
-           ORDER BY molecule_id`,
+        `SELECT molecule_id FROM batches
+           WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))
+             AND +molecule_id IS NOT NULL`,
       )
       .pluck()
       .all(vaultId, JSON.stringify(batches)) as number[]
+    return [...new Set(molecules)].sort((a, b) => a - b)
   }
 
   #batchesMeeting(vaultId: number, criterion: ResultsCriterion, today: string): Set<number> {
@@ -168,11 +174,26 @@ export class ReadoutQueries {
       modifier: 'NULL',
       text: 'text',
     })
+    // Compared by its bound, a value in a range has its number in the range: said again plainly,
+    // SQLite reads the range from the definition's index instead of every value of the vault.
+    const comparison = test.comparison
+    const range: string[] = []
+    if (comparison.kind === 'range') {
+      if (comparison.lower) {
+        range.push(`AND number ${comparison.lower.inclusive ? '>=' : '>'} ?`)
+        params.push(comparison.lower.value)
+      }
+      if (comparison.upper) {
+        range.push(`AND number ${comparison.upper.inclusive ? '<=' : '<'} ?`)
+        params.push(comparison.upper.value)
+      }
+    }
     return new Set(
       this.#db
         .prepare(
           `SELECT DISTINCT batch_id FROM readout_values
-             WHERE ${where.join(' AND ')} AND definition_id = ? AND ${predicate.sql}`,
+             WHERE ${where.join(' AND ')} ${range.join(' ')} AND definition_id = ?
+               AND ${predicate.sql}`,
         )
         .pluck()
         .all(...params, test.definitionId, ...predicate.params) as number[],
@@ -222,6 +243,11 @@ export class ReadoutQueries {
    * A page of a results table: the molecules (or batches) with an aggregate in one of the columns'
    * protocols, each with its aggregates, sorted by name or a column (numbers by value, a qualified
    * value beside its bound, text after numbers and empty cells last in both directions).
+   *
+   * Asked in three statements, each joining only what it needs (results-queries.bench.ts): the
+   * total; the page's subjects in order (joining the sorted and filtered columns alone); then the
+   * page's rows with every column. Joined whole over a protocol of 100k molecules, each subject's
+   * name and cells were looked up before the sort kept a hundred of them.
    */
   table(vaultId: number, options: ResultsTableOptions): ResultsPage {
     const { level, columns } = options
@@ -239,13 +265,13 @@ export class ReadoutQueries {
       options.moleculeIds === undefined
         ? ''
         : this.#moleculeScope(level, options.moleculeIds, params)
-    const joins = columns.map((column, index) => {
-      params[`p${index}`] = column.protocolId
-      params[`d${index}`] = column.definitionId
+    const joinOf = (index: number) => {
+      params[`p${index}`] = columns[index]!.protocolId
+      params[`d${index}`] = columns[index]!.definitionId
       return `LEFT JOIN readout_aggregates c${index} ON c${index}.vault_id = @vaultId
         AND c${index}.level = @level AND c${index}.protocol_id = @p${index}
         AND c${index}.definition_id = @d${index} AND c${index}.subject_id = s.subject_id`
-    })
+    }
     const subject =
       level === 'molecule'
         ? `LEFT JOIN molecules m ON m.vault_id = @vaultId AND m.id = s.subject_id`
@@ -259,24 +285,160 @@ export class ReadoutQueries {
           `No column ${column} to filter in this results table.`,
         )
       }
-      const predicate = comparisonSql(comparison, {
-        kind: `c${column}.kind`,
-        number: `c${column}.number`,
-        modifier: `c${column}.modifier`,
-        text: `c${column}.text`,
-      })
-      predicate.params.forEach((value, position) => (params[`f${index}_${position}`] = value))
-      let position = 0
-      return predicate.sql.replace(/\?/g, () => `@f${index}_${position++}`)
+      return { column, comparison, index }
     })
-    const from = `FROM (SELECT DISTINCT subject_id FROM readout_aggregates
-        WHERE vault_id = @vaultId AND level = @level
-          AND protocol_id IN (SELECT value FROM json_each(@protocols))) s
-      ${subject}
-      ${joins.join('\n')}
-      WHERE 1 ${scope} ${filters.map((filter) => `AND ${filter}`).join(' ')}`
-    const total = this.#db.prepare(`SELECT count(*) ${from}`).pluck().get(params) as number
+    const predicateOf = (filter: (typeof filters)[number]) => {
+      const c = `c${filter.column}`
+      const predicate = comparisonSql(filter.comparison, {
+        kind: `${c}.kind`,
+        number: `${c}.number`,
+        modifier: `${c}.modifier`,
+        text: `${c}.text`,
+      })
+      let position = 0
+      return predicate.sql.replace(/\?/g, () => {
+        params[`f${filter.index}_${position}`] = predicate.params[position]!
+        return `@f${filter.index}_${position++}`
+      })
+    }
     const order = orderBy(options.sort, name, columns.length)
+    const sortColumn = typeof options.sort?.column === 'number' ? options.sort.column : null
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? 100), 0), 1000)
+    const offset = Math.max(Math.trunc(options.offset ?? 0), 0)
+    // The subjects: those with an aggregate in a column's protocol or, filtered, those whose
+    // cell meets the first filter, read from its column's index ('present' also admits subjects
+    // without the cell, so it never leads).
+    const leading = filters.find((filter) => filter.comparison.kind !== 'present')
+    let subjects = `(SELECT DISTINCT subject_id FROM readout_aggregates
+        WHERE vault_id = @vaultId AND level = @level
+          AND protocol_id IN (SELECT value FROM json_each(@protocols))) s`
+    if (leading) {
+      const c = `c${leading.column}`
+      joinOf(leading.column)
+      subjects = `(SELECT ${c}.subject_id FROM readout_aggregates ${c}
+        WHERE ${c}.vault_id = @vaultId AND ${c}.level = @level
+          AND ${c}.protocol_id = @p${leading.column} AND ${c}.definition_id = @d${leading.column}
+          AND ${predicateOf(leading)}) s`
+    }
+    const others = filters.filter((filter) => filter !== leading)
+    const otherColumns = new Set(others.map((filter) => filter.column))
+    const filterJoins = [...otherColumns].map(joinOf).join('\n')
+    const where = `WHERE 1 ${scope} ${others.map((filter) => `AND ${predicateOf(filter)}`).join(' ')}`
+    // Batches are scoped by their molecule, which only their row says.
+    const scopeJoin = level === 'batch' && scope !== '' ? subject : ''
+    const total = this.#db
+      .prepare(`SELECT count(*) FROM ${subjects} ${scopeJoin} ${filterJoins} ${where}`)
+      .pluck()
+      .get(params) as number
+
+    const pageOf = (from: string, order: string, where: string, skip: number) =>
+      this.#db
+        .prepare(`SELECT s.subject_id ${from} ${where} ORDER BY ${order} LIMIT @limit OFFSET @skip`)
+        .pluck()
+        .all({ ...params, limit, skip }) as number[]
+    let ids: number[]
+    // Many subjects to choose from: walking the names in order finds a page of them soon.
+    const byName = sortColumn === null && level === 'molecule' && total >= 50 * (offset + limit)
+    if (byName) {
+      // Molecules in the order of their name's index, each looked up in the protocols (and the
+      // filters) until the page is full, rather than every subject's name looked up and sorted.
+      // Unnamed ones, and ones not cached, come last by id, as the sort puts them.
+      const direction = options.sort?.direction === 'desc' ? 'DESC' : 'ASC'
+      // Filters as lookups of each molecule: joined, SQLite would read the filtered column first.
+      const named = `FROM (SELECT id AS subject_id, name FROM molecules
+            WHERE vault_id = @vaultId AND name IS NOT NULL) s`
+      const meets = filters
+        .filter((filter) => filter.comparison.kind !== 'present')
+        .map((filter) => {
+          const c = `c${filter.column}`
+          return `AND EXISTS (SELECT 1 FROM readout_aggregates ${c}
+            WHERE ${c}.vault_id = @vaultId AND ${c}.level = @level
+              AND ${c}.protocol_id = @p${filter.column} AND ${c}.definition_id = @d${filter.column}
+              AND ${c}.subject_id = s.subject_id AND ${predicateOf(filter)})`
+        })
+      const namedWhere = `WHERE 1 ${scope} ${meets.join(' ')}
+          AND EXISTS (SELECT 1 FROM readout_aggregates a
+            WHERE a.vault_id = @vaultId AND a.level = @level AND a.subject_id = s.subject_id
+              AND a.protocol_id IN (SELECT value FROM json_each(@protocols)))`
+      ids = pageOf(named, `s.name COLLATE NOCASE ${direction}, s.subject_id`, namedWhere, offset)
+      if (ids.length < limit) {
+        const namedCount =
+          ids.length > 0
+            ? offset + ids.length
+            : (this.#db
+                .prepare(`SELECT count(*) ${named} ${namedWhere}`)
+                .pluck()
+                .get(params) as number)
+        ids.push(
+          ...pageOf(
+            `FROM ${subjects} ${subject} ${filterJoins}`,
+            's.subject_id',
+            `${where} AND m.name IS NULL`,
+            Math.max(0, offset - namedCount),
+          ).slice(0, limit - ids.length),
+        )
+      }
+    } else if (sortColumn !== null && filters.length === 0 && scope === '') {
+      // The sorted column read in the order of the sort, in three parts: its values (numbers,
+      // dates, booleans) walked in the column's index by number, so that a page reads a page of
+      // them rather than every cell sorted (only cells of one number are sorted among
+      // themselves); then its text cells; then the subjects with an empty cell or none, by id.
+      // Every cell of the column belongs to a subject of the table.
+      const c = `c${sortColumn}`
+      const direction = options.sort?.direction === 'desc' ? 'DESC' : 'ASC'
+      const cellsOf = (kinds: string, index = '') => `FROM readout_aggregates ${c} ${index}
+        WHERE ${c}.vault_id = @vaultId AND ${c}.level = @level
+          AND ${c}.protocol_id = @p${sortColumn} AND ${c}.definition_id = @d${sortColumn}
+          AND ${kinds}`
+      joinOf(sortColumn)
+      const values = `${c}.kind IN ('number', 'date', 'boolean') AND ${c}.number IS NOT NULL`
+      const text = `${c}.kind = 'text'`
+      const parts = [
+        {
+          from: cellsOf(values, 'INDEXED BY readout_aggregates_by_value'),
+          order: `${c}.number ${direction}, ${modifierRank(c)} ${direction},
+            ${c}.text COLLATE NOCASE ${direction}, ${c}.subject_id`,
+        },
+        {
+          from: cellsOf(text),
+          order: `${c}.text COLLATE NOCASE ${direction}, ${c}.subject_id`,
+        },
+        {
+          from: `FROM ${subjects} WHERE NOT EXISTS (SELECT 1
+            ${cellsOf(`(${values} OR ${text})`)} AND ${c}.subject_id = s.subject_id)`,
+          order: 's.subject_id',
+        },
+      ]
+      ids = []
+      let skip = offset
+      for (const part of parts) {
+        if (ids.length === limit) break
+        const found = this.#db
+          .prepare(`SELECT subject_id ${part.from} ORDER BY ${part.order} LIMIT @take OFFSET @skip`)
+          .pluck()
+          .all({ ...params, take: limit - ids.length, skip }) as number[]
+        ids.push(...found)
+        // Past this part: the next one starts where the offset falls in it.
+        skip =
+          found.length > 0
+            ? 0
+            : Math.max(
+                0,
+                skip -
+                  (this.#db.prepare(`SELECT count(*) ${part.from}`).pluck().get(params) as number),
+              )
+      }
+    } else {
+      const sortJoin =
+        sortColumn !== null && !otherColumns.has(sortColumn) ? joinOf(sortColumn) : ''
+      ids = pageOf(
+        `FROM ${subjects} ${sortColumn === null || scopeJoin ? subject : ''} ${filterJoins} ${sortJoin}`,
+        `${order}, s.subject_id`,
+        where,
+        offset,
+      )
+    }
+
     const selected = columns
       .map(
         (_, index) =>
@@ -287,13 +449,11 @@ export class ReadoutQueries {
     const rows = this.#db
       .prepare(
         `SELECT s.subject_id, ${moleculeId} AS molecule_id, ${name} AS name ${selected}
-           ${from} ORDER BY ${order}, s.subject_id LIMIT @limit OFFSET @offset`,
+           FROM (SELECT value AS subject_id, key FROM json_each(@page)) s ${subject}
+           ${columns.map((_, index) => joinOf(index)).join('\n')}
+           ORDER BY s.key`,
       )
-      .all({
-        ...params,
-        limit: Math.min(Math.max(Math.trunc(options.limit ?? 100), 0), 1000),
-        offset: Math.max(Math.trunc(options.offset ?? 0), 0),
-      }) as Record<string, SqlValue>[]
+      .all({ ...params, page: JSON.stringify(ids) }) as Record<string, SqlValue>[]
     return {
       total,
       rows: rows.map((row) => ({
@@ -322,58 +482,75 @@ export class ReadoutQueries {
    * molecule has none (a qualified aggregate gives its bound: its modifier is in `modifiers`).
    */
   points(vaultId: number, question: PointsQuestion): PointsAnswer {
-    const params: Record<string, SqlValue> = { vaultId }
-    const selected: string[] = []
-    const joins: string[] = []
-    let structure = false
-    question.columns.forEach((column, index) => {
-      if ('property' in column) {
-        const field = propertyColumns[column.property]
-        if (field === undefined) {
-          throw new AppError(
-            'invalid_argument',
-            `No molecular property ${String(column.property)}.`,
-          )
-        }
-        structure = true
-        selected.push(`si.${field}`, 'NULL')
-        return
+    for (const column of question.columns) {
+      if ('property' in column && propertyColumns[column.property] === undefined) {
+        throw new AppError('invalid_argument', `No molecular property ${String(column.property)}.`)
       }
-      params[`p${index}`] = column.protocolId
-      params[`d${index}`] = column.definitionId
-      joins.push(`LEFT JOIN readout_aggregates c${index} ON c${index}.vault_id = @vaultId
-        AND c${index}.level = 'molecule' AND c${index}.protocol_id = @p${index}
-        AND c${index}.definition_id = @d${index} AND c${index}.subject_id = m.id
-        AND c${index}.kind = 'number'`)
-      selected.push(`c${index}.number`, `c${index}.modifier`)
-    })
-    if (structure) {
-      joins.unshift(
-        'LEFT JOIN structure_index si ON si.vault_id = @vaultId AND si.molecule_id = m.id',
-      )
     }
-    let scope = ''
-    if (question.moleculeIds !== undefined) {
-      params.molecules = JSON.stringify(question.moleculeIds)
-      scope = 'AND m.id IN (SELECT value FROM json_each(@molecules))'
+    const ids = (
+      question.moleculeIds === undefined
+        ? this.#db
+            .prepare('SELECT id FROM molecules WHERE vault_id = ? ORDER BY id')
+            .pluck()
+            .all(vaultId)
+        : this.#db
+            .prepare(
+              `SELECT id FROM molecules
+                 WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+            )
+            .pluck()
+            .all(vaultId, JSON.stringify(question.moleculeIds))
+    ) as number[]
+    // A few molecules are looked up; many are matched to each column read in one pass.
+    const lookedUp = question.moleculeIds !== undefined && ids.length <= pointsLookedUp
+    const only = (column: string) =>
+      lookedUp ? `AND ${column} IN (SELECT value FROM json_each(@ids))` : ''
+    const params = { vaultId, ids: lookedUp ? JSON.stringify(ids) : null }
+    /** A column's values by molecule, in molecule order: [id, value, modifier]. */
+    const rowsOf = (column: PointColumn) =>
+      ('property' in column
+        ? this.#db
+            .prepare(
+              `SELECT molecule_id, ${propertyColumns[column.property]}, NULL FROM structure_index
+                 WHERE vault_id = @vaultId ${only('molecule_id')}
+                 ORDER BY molecule_id`,
+            )
+            .raw()
+            .all(params)
+        : this.#db
+            .prepare(
+              `SELECT subject_id, number, modifier FROM readout_aggregates
+                 WHERE vault_id = @vaultId AND level = 'molecule' AND protocol_id = @protocolId
+                   AND definition_id = @definitionId AND kind = 'number'
+                   ${only('subject_id')}
+                 ORDER BY subject_id`,
+            )
+            .raw()
+            .all({
+              ...params,
+              protocolId: column.protocolId,
+              definitionId: column.definitionId,
+            })) as [number, unknown, string | null][]
+    // Matched to the ids in order: looked up molecule by molecule, four columns of 250k molecules
+    // took a million lookups.
+    const values: (number | null)[][] = []
+    const modifiers: (string | null)[][] = []
+    for (const column of question.columns) {
+      const rows = rowsOf(column)
+      const columnValues = new Array<number | null>(ids.length).fill(null)
+      const columnModifiers = new Array<string | null>(ids.length).fill(null)
+      let row = 0
+      ids.forEach((id, position) => {
+        while (row < rows.length && rows[row]![0] < id) row++
+        const found = rows[row]
+        if (found === undefined || found[0] !== id) return
+        const value = found[1]
+        columnValues[position] = typeof value === 'number' && Number.isFinite(value) ? value : null
+        columnModifiers[position] = found[2] ?? null
+      })
+      values.push(columnValues)
+      modifiers.push(columnModifiers)
     }
-    const rows = this.#db
-      .prepare(
-        `SELECT m.id${selected.map((column) => `, ${column}`).join('')} FROM molecules m
-           ${joins.join('\n')} WHERE m.vault_id = @vaultId ${scope} ORDER BY m.id`,
-      )
-      .raw()
-      .all(params) as (number | string | null)[][]
-    const ids = rows.map((row) => row[0] as number)
-    const values = question.columns.map((_, index) =>
-      rows.map((row) => {
-        const value = row[1 + index * 2]
-        return typeof value === 'number' && Number.isFinite(value) ? value : null
-      }),
-    )
-    const modifiers = question.columns.map((_, index) =>
-      rows.map((row) => (row[2 + index * 2] as string | null) ?? null),
-    )
     return { ids, values, modifiers }
   }
 
@@ -421,7 +598,10 @@ export class ReadoutQueries {
   }
 }
 
-/** Kinds in the order a sorted column shows them: values, then text, then nothing. */
+/**
+ * Kinds in the order a sorted column shows them: values, then text, then nothing (an empty cell
+ * or none at all, which the table shows alike).
+ */
 const kindRank = (column: string) =>
   `CASE ${column}.kind WHEN 'number' THEN 0 WHEN 'date' THEN 0 WHEN 'boolean' THEN 0 WHEN 'text' THEN 1 ELSE 2 END`
 /** At one number: `<` below `<=`, the plain value, `>=`, then `>` (see readout-value.ts). */
@@ -437,7 +617,7 @@ function orderBy(sort: ResultsTableOptions['sort'], name: string, columnCount: n
     throw new AppError('invalid_argument', `No column ${column} to sort this results table by.`)
   }
   const c = `c${column}`
-  return `coalesce(${kindRank(c)}, 3), ${c}.number ${direction}, ${modifierRank(c)} ${direction}, ${c}.text COLLATE NOCASE ${direction}`
+  return `${kindRank(c)}, ${c}.number ${direction}, ${modifierRank(c)} ${direction}, ${c}.text COLLATE NOCASE ${direction}`
 }
 
 export type { ProtocolEntry, ResultsCell, ResultsColumn, ResultsLevel, ResultsPage, ResultsRow }
