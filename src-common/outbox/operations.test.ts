@@ -47,8 +47,9 @@ describe('operation declarations', () => {
       'plate.update',
       'sample.create',
       'sample.update',
+      'curve.update',
     ])
-    expect(new Set(operationNames.map((name) => declarationOf(name).label)).size).toBe(15)
+    expect(new Set(operationNames.map((name) => declarationOf(name).label)).size).toBe(16)
     expect(isOperationName('eln.create')).toBe(true)
     expect(isOperationName('toString')).toBe(false)
   })

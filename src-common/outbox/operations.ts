@@ -9,6 +9,7 @@
 import type { JsonObject } from '../values.ts'
 import type { FileTarget } from './attach-targets.ts'
 import type { CollectionAddition, NewCollection } from './payloads/collections.ts'
+import type { SeriesConstraintEdit } from './payloads/dose-response.ts'
 import type {
   ElnEntryAppend,
   ElnEntryEdit,
@@ -246,6 +247,20 @@ export const operationDeclarations = {
     request: 'edit',
     editable: ['changes', 'event'],
     summary: (_payload, facts) => `Update ${recordName(facts, 'inventory sample')}`,
+  }),
+  'curve.update': declare<SeriesConstraintEdit>()({
+    label: 'Curve fit constraints',
+    icon: 'flask',
+    recordKind: 'dose_response_series',
+    changes: (payload) => ({ id: payload.series }),
+    file: 'none',
+    request: 'edit',
+    editable: ['fit_parameters'],
+    summary: (payload, facts) => {
+      const names = Object.keys(payload.fit_parameters)
+      const what = names.length === 0 ? 'Clear the constraints' : `Constrain ${names.join(', ')}`
+      return `${what} of ${recordName(facts, 'data series')}`
+    },
   }),
 }
 

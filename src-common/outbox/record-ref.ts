@@ -13,6 +13,7 @@ export type OutboxRecordKind = Extract<
   | 'protocols'
   | 'runs'
   | 'readout_rows'
+  | 'dose_response_series'
   | 'plates'
   | 'inventory_samples'
   | 'eln_entries'

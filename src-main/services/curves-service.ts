@@ -16,7 +16,12 @@ import { AppError } from '../shared/app-error.ts'
 import { silentLogger, type Logger } from '../shared/logger.ts'
 import { CurveFitPool } from '../store/curve-fit-pool.ts'
 import type { CurveSeries } from '../store/curve-fits.ts'
-import type { CurveCalculation, CurveSelection, PendingReadoutRow } from '../store/curve-queries.ts'
+import type {
+  CurveCalculation,
+  CurveSelection,
+  PendingReadoutRow,
+  PendingSeriesEdit,
+} from '../store/curve-queries.ts'
 import type { ReadoutIndexBacklog } from '../store/readout-index.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
@@ -29,9 +34,15 @@ export interface CurvesQuestion {
   /** Only this batch's series, or only this series. */
   batchId?: number
   seriesId?: number
-  /** A page of the protocol's series, in order (calculation, run, batch). */
+  /** A page of the protocol's series, in order (calculation, run, batch), or by `sort`. */
   offset?: number
   limit?: number
+  /**
+   * `potency`: the page is cut from the series ordered by the drawn curve's IC50, lowest first
+   * (series without one last, in run order). Every series of the selection is then fitted (the
+   * workers keep the fits, so the next page costs a read, not a refit).
+   */
+  sort?: 'run' | 'potency'
 }
 
 export interface CurvesAnswer {
@@ -64,6 +75,13 @@ export interface CurvesServiceOptions {
   log?: Logger
 }
 
+/** The IC50 of the curve a series draws (a Hill curve's centre); null without one. */
+export function drawnPotency(series: CurveSeries): number | null {
+  const drawn = series.drawn
+  const centre = drawn?.equationType === 'Hill' ? drawn.parameters.ic50 : undefined
+  return centre !== undefined && centre > 0 ? centre : null
+}
+
 export class CurvesService {
   readonly #options: CurvesServiceOptions
   readonly #log: Logger
@@ -82,14 +100,34 @@ export class CurvesService {
     question: CurvesQuestion,
   ): Promise<CurvesAnswer> {
     const protocol = this.protocol(connectionId, vaultId, question.protocol)
+    const byPotency = question.sort === 'potency'
     const selection: CurveSelection = {
       protocolId: protocol.id,
       ...(question.batchId !== undefined ? { batchId: question.batchId } : {}),
       ...(question.seriesId !== undefined ? { seriesId: question.seriesId } : {}),
-      ...(question.offset !== undefined ? { offset: question.offset } : {}),
-      ...(question.limit !== undefined ? { limit: question.limit } : {}),
+      ...(question.offset !== undefined && !byPotency ? { offset: question.offset } : {}),
+      ...(question.limit !== undefined && !byPotency ? { limit: question.limit } : {}),
     }
-    return this.#answer(connectionId, vaultId, selection, { id: protocol.id, name: protocol.name })
+    const answer = await this.#answer(connectionId, vaultId, selection, {
+      id: protocol.id,
+      name: protocol.name,
+    })
+    if (!byPotency) return answer
+    const offset = question.offset ?? 0
+    const end = question.limit === undefined ? undefined : offset + question.limit
+    return {
+      ...answer,
+      offset,
+      series: answer.series
+        .map((series, order) => ({ series, order, potency: drawnPotency(series) }))
+        .sort(
+          (a, b) =>
+            (a.potency ?? Number.POSITIVE_INFINITY) - (b.potency ?? Number.POSITIVE_INFINITY) ||
+            a.order - b.order,
+        )
+        .slice(offset, end)
+        .map(({ series }) => series),
+    }
   }
 
   /** Every curve of a batch, across protocols (or in one). */
@@ -154,6 +192,7 @@ export class CurvesService {
     if (this.#closed) throw new AppError('cancelled', 'The curves service has shut down.')
     const cache = this.#options.runtimes.get(connectionId).cache
     const pending = this.#pending(connectionId, vaultId)
+    const pendingSeries = this.#pendingSeries(connectionId, vaultId)
     const pool = (this.#pool ??= new CurveFitPool({
       ...(this.#options.workers !== undefined ? { size: this.#options.workers } : {}),
       ...(this.#options.keptFits !== undefined ? { keptFits: this.#options.keptFits } : {}),
@@ -177,6 +216,7 @@ export class CurvesService {
             selection:
               pool.size > 1 ? { ...selection, shard: { index, count: pool.size } } : selection,
             pending,
+            pendingSeries,
           },
           {
             onHead: (found, count) => {
@@ -217,6 +257,24 @@ export class CurvesService {
       ),
       backlog: cache.readoutIndex().backlog(),
     }
+  }
+
+  /** Edits of series' fit constraints waiting in the outbox, as the cache's series with them. */
+  #pendingSeries(connectionId: string, vaultId: number): PendingSeriesEdit[] {
+    const outbox = this.#options.outbox
+    if (!outbox) return []
+    return outbox.pendingList(connectionId, vaultId, 'dose_response_series').flatMap((pending) =>
+      pending.id === null
+        ? []
+        : [
+            {
+              seriesId: pending.id,
+              record: pending.record,
+              state: pending.state,
+              itemIds: pending.itemIds,
+            },
+          ],
+    )
   }
 
   /** Corrections of readout rows waiting in the outbox, as the cache's rows with them applied. */

@@ -22,6 +22,7 @@ import {
   type CurveSelection,
   type CurveSeriesData,
   type PendingReadoutRow,
+  type PendingSeriesEdit,
 } from './curve-queries.ts'
 
 /**
@@ -92,7 +93,10 @@ export interface CurveSeries extends Omit<CurveSeriesData, 'points'> {
    * when neither is drawable (the points alone are drawn).
    */
   drawn: DrawnCurve | null
-  /** The vault's fit no longer describes these points (pending corrections, changed rows). */
+  /**
+   * The vault's fit no longer describes these points or constraints (pending corrections or
+   * constraint edits, changed rows).
+   */
   vaultFitOutdated: boolean
 }
 
@@ -186,7 +190,10 @@ export function describeSeries(
   const constraints = constraintsOf(calculation, data)
   const vault = data.vault
   // Not judged by the number of points used: the vault's rules for which points count may differ.
-  const outdated = vault.samePoints === false || data.points.some((point) => point.pending !== null)
+  const outdated =
+    vault.samePoints === false ||
+    data.pendingEdit !== null ||
+    data.points.some((point) => point.pending !== null)
   const vaultCurve =
     vault.status === 'fitted' && vault.parameters ? curveFrom(equationType, vault.parameters) : null
   let drawn: DrawnCurve | null = null
@@ -310,6 +317,8 @@ export interface CurveFitTask {
   vaultId: number
   selection: CurveSelection
   pending: PendingReadoutRow[]
+  /** Edits of series' fit constraints waiting in the outbox. */
+  pendingSeries?: PendingSeriesEdit[]
 }
 
 /** The `workerData` a curve worker is started with. */
@@ -394,7 +403,7 @@ export function* curveFitMessages(
   try {
     db.pragma('busy_timeout = 5000')
     const data = db.transaction(() =>
-      new CurveQueries(db).read(task.vaultId, task.selection, task.pending),
+      new CurveQueries(db).read(task.vaultId, task.selection, task.pending, task.pendingSeries),
     )()
     yield { type: 'head', taskId, calculations: data.calculations, total: data.total }
     const calculations = new Map(

@@ -19,10 +19,10 @@ import {
  * The data series of dose-response calculations with their points, from the cache: the
  * calculations and series as the vault sent them, and each series' points from the readout value
  * index (the detail rows of its batch and run, concentration and response in their definitions'
- * units). However many series a selection holds, it is read with five statements (series, their
- * count, calculations, protocols, cells), never one per series. Corrections still waiting in the
- * outbox are laid over the index's cells before anything is reported, so that a well marked as an
- * outlier offline is an outlier here at once.
+ * units). However many series a selection holds, it is read with seven statements (series, their
+ * count, calculations, protocols, cells, batch and plate names), never one per series.
+ * Corrections still waiting in the outbox are laid over the index's cells before anything is
+ * reported, so that a well marked as an outlier offline is an outlier here at once.
  */
 
 /** Which series: of a protocol, of a batch, or one; optionally one worker's share, or a page. */
@@ -44,6 +44,14 @@ export interface PendingReadoutRow {
   rowId: number
   record: JsonObject
   /** The most pressing state of its items (queued, sending, conflict...). */
+  state: string
+  itemIds: number[]
+}
+
+/** A data series with new fit constraints waiting in the outbox: its cached copy with them. */
+export interface PendingSeriesEdit {
+  seriesId: number
+  record: JsonObject
   state: string
   itemIds: number[]
 }
@@ -73,6 +81,8 @@ export interface CurveCalculation {
 export interface CurvePoint {
   rowId: number
   plateId: number | null
+  /** The plate's name as the cache holds it; null when the plate is not cached. */
+  plateName: string | null
   well: string | null
   /**
    * In the concentration readout's unit: the number, or a qualified value's bound (see
@@ -116,13 +126,22 @@ export interface CurveSeriesData {
   calculationId: number
   protocolId: number
   batchId: number | null
+  /** The batch's name as the cache holds it; null when the batch is not cached. */
+  batchName: string | null
   moleculeId: number | null
   runId: number | null
   runDate: string | null
   /** The equation type the series record names (its calculation's, normally). */
   equationType: string | null
-  /** The series' own constraints as the vault sent them; they override the calculation's. */
+  /**
+   * The series' own constraints, which override the calculation's: as the vault sent them, or as
+   * an edit waiting in the outbox makes them (see `pendingEdit`).
+   */
   fitParameters: unknown
+  /** An edit of the series' constraints waits in the outbox (its state and items); else null. */
+  pendingEdit: { state: string; itemIds: number[] } | null
+  /** The series' `modified_at` as the vault sent it: what an edit of it is based on. */
+  modifiedAt: string | null
   vault: VaultFit
   /** Ordered by concentration (cells without one last), then row. */
   points: CurvePoint[]
@@ -185,6 +204,9 @@ interface RowCells {
 /** Above this many series a selection's cells are read by definition, not batch by batch. */
 const batchLookupLimit = 200
 
+/** Up to this many rows waiting for the index are read from the cache itself (see below). */
+const queuedRowsLimit = 2000
+
 export class CurveQueries {
   readonly #db: Database.Database
   readonly #statements = new Map<string, Database.Statement>()
@@ -198,6 +220,7 @@ export class CurveQueries {
     vaultId: number,
     selection: CurveSelection,
     pending: readonly PendingReadoutRow[] = [],
+    pendingSeries: readonly PendingSeriesEdit[] = [],
   ): CurveData {
     if (
       selection.protocolId === undefined &&
@@ -210,18 +233,135 @@ export class CurveQueries {
     const calculations = this.#calculations(vaultId, selection.protocolId, seriesRows)
     const byId = new Map(calculations.map((calculation) => [calculation.id, calculation]))
     const rows = this.#rowCells(vaultId, calculations, seriesRows, selection)
-    const overrides = pendingOverrides(
-      pending,
-      new Map(calculations.map((calculation) => [calculation.protocolId, calculation.definitions])),
+    const definitions = new Map(
+      calculations.map((calculation) => [calculation.protocolId, calculation.definitions]),
     )
+    this.#withQueuedRows(vaultId, seriesRows, definitions, rows)
+    const overrides = pendingOverrides(pending, definitions)
+    const edits = new Map(pendingSeries.map((edit) => [edit.seriesId, edit]))
+    const series = seriesRows.map((row) =>
+      seriesData(row, byId.get(row.calculation_id) ?? null, rows, overrides, edits.get(row.id)),
+    )
+    this.#name(vaultId, series)
     return {
       calculations: calculations.map(
         ({ definitions: _definitions, ...calculation }) => calculation,
       ),
       total,
-      series: seriesRows.map((row) =>
-        seriesData(row, byId.get(row.calculation_id) ?? null, rows, overrides),
+      series,
+    }
+  }
+
+  /**
+   * Lays over the index's cells the cached rows it has yet to index (a correction just sent and
+   * stored, a page sync just wrote), read as the index will read them: without it a curve would
+   * go back to its old points between a correction's sending and its indexing. Only while few
+   * are waiting: behind a large first sync the answer says so by its backlog instead.
+   */
+  #withQueuedRows(
+    vaultId: number,
+    seriesRows: readonly SeriesRow[],
+    definitions: ReadonlyMap<number, ReadonlyMap<number, ReadoutDefinitionEntry>>,
+    rowsByKey: Map<string, RowCells[]>,
+  ): void {
+    if (seriesRows.length === 0) return
+    const queued = this.#statement(
+      `SELECT q.row_id, r.json FROM readout_index_queue q
+         LEFT JOIN readout_rows r ON r.vault_id = q.vault_id AND r.id = q.row_id
+        WHERE q.vault_id = @vaultId
+          AND (r.id IS NULL OR r.batch_id IN (SELECT value FROM json_each(@batchIds)))
+        LIMIT @limit`,
+    )
+      .raw()
+      .all({
+        vaultId,
+        batchIds: JSON.stringify([...new Set(seriesRows.map((row) => row.batch_id))]),
+        limit: queuedRowsLimit + 1,
+      }) as [number, string | null][]
+    if (queued.length === 0 || queued.length > queuedRowsLimit) return
+    // Rows deleted since they were indexed leave their series.
+    const deleted = new Set(queued.flatMap(([rowId, json]) => (json === null ? [rowId] : [])))
+    if (deleted.size > 0) {
+      for (const [key, group] of rowsByKey) {
+        rowsByKey.set(
+          key,
+          group.filter((cells) => !deleted.has(cells.rowId)),
+        )
+      }
+    }
+    const wanted = new Set(seriesRows.map((row) => seriesKey(row.run_id, row.batch_id)))
+    const overrides = pendingOverrides(
+      queued.flatMap(([rowId, json]) =>
+        json === null
+          ? []
+          : [
+              {
+                rowId,
+                record: JSON.parse(json) as JsonObject,
+                state: '',
+                itemIds: [],
+              },
+            ],
       ),
+      definitions,
+    )
+    for (const override of overrides.values()) {
+      const key = seriesKey(override.runId, override.batchId)
+      for (const [otherKey, group] of rowsByKey) {
+        if (otherKey === key) continue
+        const index = group.findIndex((cells) => cells.rowId === override.rowId)
+        if (index >= 0) group.splice(index, 1)
+      }
+      if (override.aggregateRow || !wanted.has(key)) continue
+      const group = rowsByKey.get(key) ?? []
+      rowsByKey.set(key, group)
+      const row = {
+        rowId: override.rowId,
+        plateId: override.plateId,
+        well: override.well,
+        cells: override.cells,
+      }
+      const index = group.findIndex((cells) => cells.rowId === override.rowId)
+      if (index >= 0) group[index] = row
+      else group.push(row)
+    }
+  }
+
+  /**
+   * Gives the series their batches' names (as their pages are titled: the molecule-batch
+   * identifier) and the points their plates' names, as cached.
+   */
+  #name(vaultId: number, series: CurveSeriesData[]): void {
+    const titles = {
+      batches: "coalesce(json_extract(json, '$.molecule_batch_identifier'), name)",
+      plates: 'name',
+    }
+    const namesOf = (table: 'batches' | 'plates', ids: Set<number | null>) =>
+      new Map(
+        ids.size === 0
+          ? []
+          : (
+              this.#statement(
+                `SELECT id, ${titles[table]} FROM ${table}
+                  WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))`,
+              )
+                .raw()
+                .all(vaultId, JSON.stringify([...ids].filter((id) => id !== null))) as [
+                number,
+                string | null,
+              ][]
+            ).map(([id, name]) => [id, name]),
+      )
+    const batches = namesOf('batches', new Set(series.map((entry) => entry.batchId)))
+    const plates = namesOf(
+      'plates',
+      new Set(series.flatMap((entry) => entry.points.map((point) => point.plateId))),
+    )
+    for (const entry of series) {
+      entry.batchName = entry.batchId === null ? null : (batches.get(entry.batchId) ?? null)
+      for (const point of entry.points) {
+        point.plateName = point.plateId === null ? null : (plates.get(point.plateId) ?? null)
+      }
     }
   }
 
@@ -469,6 +609,7 @@ function seriesData(
   calculation: CurveCalculation | null,
   rowsByKey: ReadonlyMap<string, readonly RowCells[]>,
   overrides: ReadonlyMap<number, PendingCells>,
+  edit: PendingSeriesEdit | undefined,
 ): CurveSeriesData {
   const record = JSON.parse(row.json) as JsonObject
   const run = record.run
@@ -524,14 +665,32 @@ function seriesData(
     calculationId: row.calculation_id,
     protocolId: row.protocol_id,
     batchId: row.batch_id,
+    batchName: null,
     moleculeId: toLinkId(record.molecule),
     runId: row.run_id,
     runDate: isObject(run) ? toText(run.run_date) : null,
     equationType: toText(record.equation_type),
-    fitParameters: record.fit_parameters ?? null,
+    fitParameters: edit
+      ? withoutNulls(edit.record.fit_parameters ?? null)
+      : (record.fit_parameters ?? null),
+    pendingEdit: edit ? { state: edit.state, itemIds: [...edit.itemIds] } : null,
+    modifiedAt: toText(record.modified_at),
     vault: vaultFitOf(record, cached),
     points,
   }
+}
+
+/**
+ * A pending copy's constraints without null members: the outbox's merge patch removes a member
+ * with null, but may leave the null where the cached copy had no such member.
+ */
+function withoutNulls(value: unknown): unknown {
+  if (!isObject(value)) return value
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([name, member]) =>
+      member === null ? [] : [[name, withoutNulls(member)] as const],
+    ),
+  )
 }
 
 function sameCell(first: Cell, second: Cell | undefined): boolean {
@@ -561,6 +720,7 @@ function pointOf(
   return {
     rowId,
     plateId,
+    plateName: null,
     well,
     concentration: concentration.kind === 'number' ? concentration.number : null,
     concentrationModifier: concentration.kind === 'number' ? concentration.modifier : null,

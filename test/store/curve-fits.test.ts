@@ -19,6 +19,7 @@ import type {
   CurveCalculation,
   CurveSelection,
   PendingReadoutRow,
+  PendingSeriesEdit,
 } from '../../src-main/store/curve-queries.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
@@ -218,8 +219,9 @@ describe('dose-response series from the cache', () => {
     selection: CurveSelection,
     pending: PendingReadoutRow[] = [],
     kept = new KeptFits(0),
+    pendingSeries: PendingSeriesEdit[] = [],
   ): { calculations: CurveCalculation[]; total: number; series: CurveSeries[]; fitted: number } {
-    const task: CurveFitTask = { file, vaultId: vault, selection, pending }
+    const task: CurveFitTask = { file, vaultId: vault, selection, pending, pendingSeries }
     const messages: CurveWorkerMessage[] = [...curveFitMessages(1, task, kept)].map((message) =>
       structuredClone(message),
     )
@@ -513,5 +515,59 @@ describe('dose-response series from the cache', () => {
     const forgetful = new KeptFits(0)
     curves({ protocolId: 17 }, [], forgetful)
     expect(curves({ protocolId: 17 }, [], forgetful).fitted).toBe(8)
+  })
+
+  it('reads rows the index has yet to index from the cache, and names plates', () => {
+    cache.applyPage('plates', vault, [{ id: 40, name: 'Plate 40' }])
+    const before = byId(curves({ protocolId: 17, batchId: 301 }).series, 11)
+    expect(before.points.every((point) => point.plateName === 'Plate 40')).toBe(true)
+    // The vault's answer to a correction, stored, not yet indexed (the writer indexes when idle).
+    const marked = clean[4]!
+    cache.applyPage('readout_rows', vault, [
+      { ...marked, readouts: { ...marked.readouts, 202: { value: 40, outlier: true } } },
+    ])
+    expect(cache.readoutIndex().backlog().rows).toBe(1)
+    const after = byId(curves({ protocolId: 17, batchId: 301 }).series, 11)
+    expect(after.points.find((point) => point.rowId === marked.id)).toMatchObject({
+      response: 40,
+      outlier: true,
+      exclusion: 'outlier',
+      pending: null,
+    })
+    expect(after.local.points.used).toBe(before.local.points.used - 1)
+    // The same answer once indexed.
+    cache.readoutIndex().complete()
+    const indexed = byId(curves({ protocolId: 17, batchId: 301 }).series, 11)
+    expect(indexed.points).toEqual(after.points)
+    expect(indexed.local).toEqual(after.local)
+  })
+
+  it('fits with new constraints waiting in the outbox at once, saying they wait', () => {
+    const before = byId(curves({ protocolId: 17, seriesId: 11 }).series, 11)
+    expect(before.local.parameters!.slope!.fixed).toBe(false)
+    const edit: PendingSeriesEdit = {
+      seriesId: 11,
+      // As the outbox's merge patch leaves it: nulls where the cached copy had no such member.
+      record: {
+        ...seriesRecords[0],
+        fit_parameters: { slope: { modifier: '=', value: 1.5, range: null } },
+      },
+      state: 'queued',
+      itemIds: [12],
+    }
+    const after = byId(
+      curves({ protocolId: 17, seriesId: 11 }, [], new KeptFits(0), [edit]).series,
+      11,
+    )
+    expect(after.pendingEdit).toEqual({ state: 'queued', itemIds: [12] })
+    expect(after.fitParameters).toEqual({ slope: { modifier: '=', value: 1.5 } })
+    // The calculation's min = 0 still holds; the series' slope is fixed over it.
+    expect(after.constraints).toEqual({
+      min: { modifier: '=', value: 0 },
+      slope: { modifier: '=', value: 1.5 },
+    })
+    expect(after.local.parameters!.slope).toMatchObject({ value: 1.5, fixed: true })
+    expect(after.vaultFitOutdated).toBe(true)
+    expect(after.drawn).toMatchObject({ source: 'local' })
   })
 })

@@ -36,6 +36,8 @@ export const curvesSchemas = {
        * than taking thousands of series, with their points, in one answer.
        */
       limit: z.number().int().min(1).max(1000).default(200),
+      /** `potency`: pages cut from the series ordered by IC50, lowest first (see the service). */
+      sort: z.enum(['run', 'potency']).optional(),
     })
     .strict(),
   'curves.ofBatch': z

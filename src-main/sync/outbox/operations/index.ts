@@ -1,4 +1,5 @@
 import { collectionAdd, collectionCreate } from './collections.ts'
+import { curveUpdate } from './dose-response.ts'
 import { elnAppend, elnCreate, elnStatus, elnUpdate } from './eln-entries.ts'
 import { fileAttach } from './files.ts'
 import { slurpCreate } from './imports.ts'
@@ -28,4 +29,5 @@ export const operations = stored({
   'plate.update': plateUpdate,
   'sample.create': sampleCreate,
   'sample.update': sampleUpdate,
+  'curve.update': curveUpdate,
 })
