@@ -124,21 +124,28 @@ export function scaleLabel(value: number): string {
   return formatSignificant(value, 3)
 }
 
+/**
+ * The stops of each palette as numbers, read once: a 1536-well map asks for a colour per well,
+ * and parsing the stops each time took about a third of its drawing.
+ */
+const paletteStops = new Map<readonly string[], number[][]>()
+
 /** The palette's colour at a fraction from 0 to 1, interpolated in sRGB between its stops. */
 function paletteColour(palette: readonly string[], fraction: number): string {
+  let stops = paletteStops.get(palette)
+  if (!stops) paletteStops.set(palette, (stops = palette.map(rgbOf)))
   const at =
     Math.min(1, Math.max(0, Number.isNaN(fraction) ? 0.5 : fraction)) * (palette.length - 1)
   const index = Math.min(palette.length - 2, Math.floor(at))
-  const from = rgbOf(palette[index]!)
-  const to = rgbOf(palette[index + 1]!)
+  const from = stops[index]!
+  const to = stops[index + 1]!
   const share = at - index
-  return `#${from
-    .map((channel, i) =>
-      Math.round(channel + (to[i]! - channel) * share)
-        .toString(16)
-        .padStart(2, '0'),
-    )
-    .join('')}`
+  let hex = '#'
+  for (let channel = 0; channel < 3; channel += 1) {
+    const level = Math.round(from[channel]! + (to[channel]! - from[channel]!) * share)
+    hex += (level < 16 ? '0' : '') + level.toString(16)
+  }
+  return hex
 }
 
 function rgbOf(hex: string): number[] {
