@@ -2,11 +2,16 @@
  * Plate quality in Chromium over the demo vault: a plate's heat map with its statistics, flags
  * and row and column means, read by hover, keyboard and as a table; the scale toggled; a run's
  * plates side by side, each linking to its plate page. The Z′ shown is the one the services
- * answer (checked against SciPy in test/store/plate-queries.test.ts). Screenshots go to
- * test-artifacts/; no console error, failed request or CSP violation at any step.
+ * answer (checked against SciPy in test/store/plate-queries.test.ts). The demo vault has one plate
+ * per run, so a screening run of three 384-well plates of good, middling and poor controls is
+ * added to the simulator's database before the sync (`addScreeningRun`, shared with
+ * bench/plate-heatmap.bench.ts), its Z′ worked out here from the values written. Screenshots go
+ * to test-artifacts/; no console error, failed request or CSP violation at any step.
  */
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { addScreeningRun, type ScreeningRun } from '../../bench/plate-heatmap.bench.ts'
+import { scaleLabel } from '../../src-renderer/src/lib/plates/heat-scale.ts'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
@@ -30,6 +35,7 @@ describe.skipIf(!available)('plate quality in the window', () => {
   let connectionId: string
   let vaultId: number
   let plate: { id: number; name: string; runId: number }
+  let screen: ScreeningRun
 
   beforeAll(async () => {
     sim = await startVaultSim({
@@ -45,6 +51,15 @@ describe.skipIf(!available)('plate quality in the window', () => {
           WHERE p.name = 'KIN-P001' GROUP BY p.id`,
       )
       .get() as { id: number; name: string; runId: number }
+    screen = addScreeningRun(sim, {
+      protocol: 'Kinase HTS (384)',
+      size: 384,
+      plates: [
+        { name: 'HTS-P001', controlSd: 2 },
+        { name: 'HTS-P002', controlSd: 10 },
+        { name: 'HTS-P003', controlSd: 20 },
+      ],
+    })
     app = await AppUnderTest.start({ pull: { exportThreshold: Number.POSITIVE_INFINITY } })
     const added = await app.services.connections.add({
       name: 'Lab',
@@ -135,6 +150,81 @@ describe.skipIf(!available)('plate quality in the window', () => {
       .getByRole('region', { name: /^Plates/ })
       .screenshot({ path: app.screenshotPath('run-plates.png') })
     await link.click()
+    await page.locator('[aria-roledescription="plate heat map"]').waitFor()
+  })
+
+  it("shows a run's three plates side by side on one scale, each with its Z′ and flag", async () => {
+    const answer = app.services.plates.run(connectionId, vaultId, screen.runId)
+    expect(answer.definitionId).toBe(screen.inhibitionId)
+    expect(answer.plates.map((shown) => shown.plate.name)).toEqual([
+      'HTS-P001',
+      'HTS-P002',
+      'HTS-P003',
+    ])
+    // Z′ from the values written to the vault: 1 - 3 (SD+ + SD-) / |mean+ - mean-|, sample SDs.
+    const controls = sim.core.db
+      .prepare(
+        `SELECT r.plate_id AS plateId, trim(r.control_state) AS state, c.number_value AS value
+           FROM readout_rows r JOIN readout_cells c ON c.row_id = r.id
+          WHERE r.run_id = ? AND c.definition_id = ? AND trim(r.control_state) IN ('+', '-')`,
+      )
+      .all(screen.runId, screen.inhibitionId) as { plateId: number; state: string; value: number }[]
+    const spread = (values: number[]) => {
+      const mean = values.reduce((sum, value) => sum + value, 0) / values.length
+      const variance =
+        values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (values.length - 1)
+      return { mean, sd: Math.sqrt(variance) }
+    }
+    const expected = screen.plateIds.map((plateId) => {
+      const of = (state: string) =>
+        spread(
+          controls.filter((c) => c.plateId === plateId && c.state === state).map((c) => c.value),
+        )
+      const [positive, negative] = [of('+'), of('-')]
+      return 1 - (3 * (positive.sd + negative.sd)) / Math.abs(positive.mean - negative.mean)
+    })
+    const zPrimes = answer.plates.map((shown) => shown.statistics.zPrime.value!)
+    zPrimes.forEach((zPrime, index) => expect(zPrime).toBeCloseTo(expected[index]!, 9))
+    // Wider control spreads, lower Z′: one plate of each flag (Z′ 0.5 and 0 are the thresholds).
+    expect(zPrimes[0]).toBeGreaterThan(0.5)
+    expect(zPrimes[1]).toBeGreaterThan(0)
+    expect(zPrimes[1]).toBeLessThan(0.5)
+    expect(zPrimes[2]).toBeLessThan(0)
+    expect(answer.plates.map((shown) => shown.statistics.flag.level)).toEqual([
+      'ok',
+      'warning',
+      'failure',
+    ])
+
+    await page.goto(`${app.harness.url}#/runs/${screen.runId}`)
+    const list = page.getByRole('list', { name: 'Plates of the run' })
+    await list.waitFor({ timeout: 30_000 })
+    const items = list.getByRole('listitem')
+    await expect.poll(() => items.count()).toBe(3)
+    for (const [index, shown] of answer.plates.entries()) {
+      const item = items.nth(index)
+      const link = item.getByRole('link', { name: shown.plate.name! })
+      expect(await link.getAttribute('href')).toBe(`#/plates/${shown.plate.id}`)
+      expect(await item.getAttribute('data-flag')).toBe(shown.statistics.flag.level)
+      expect(await item.textContent()).toContain(`Z′ ${zPrimes[index]!.toFixed(2)}`)
+      await expect
+        .poll(async () => Number(await item.locator('canvas').getAttribute('data-frames')))
+        .toBeGreaterThan(0)
+    }
+    // One scale for the three: it spans the wells the statistics use on every plate.
+    const numbers = answer.plates.flatMap((shown) =>
+      shown.wells.flatMap((well) =>
+        well.kind === 'number' && well.number !== null && !well.outlier ? [well.number] : [],
+      ),
+    )
+    const [low, high] = [Math.min(...numbers), Math.max(...numbers)]
+    await expect
+      .poll(() => page.getByLabel('Colour scale').textContent())
+      .toContain(`${scaleLabel(low)} to ${scaleLabel(high)} %, the same for every plate`)
+    await page
+      .getByRole('region', { name: /^Plates/ })
+      .screenshot({ path: app.screenshotPath('run-plates-three.png') })
+    await items.nth(2).getByRole('link', { name: 'HTS-P003' }).click()
     await page.locator('[aria-roledescription="plate heat map"]').waitFor()
   })
 })
