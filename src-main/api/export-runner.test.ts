@@ -227,32 +227,24 @@ describe('exports', () => {
     }))
     const finished = await clientFor(api).molecules.export(1, {})
     const read: unknown[] = []
-    const error = await failure(
-      (async () => {
-        for await (const { record } of finished.recordsWithText({}, { skipThroughId: 2 })) {
-          read.push(record)
-        }
-      })(),
-    )
+    for await (const { record } of finished.recordsWithText({}, { skipThroughId: 2 })) {
+      read.push(record)
+    }
     expect(read).toEqual([{ id: 3, name: 'caffeine' }])
-    expect(error.message).toBe(
-      'molecules.export: export 1: unexpected record: [3].id: expected an integer, got "x".',
-    )
+    expect(finished.setAside).toEqual([{ index: 3, reason: 'id: expected an integer, got "x"' }])
   })
 
-  it('names a record whose shape breaks', async () => {
+  it('sets aside a record that cannot be read, naming it, and reads the rest', async () => {
     const { api } = await exportService(() => ({
       statuses: ['finished'],
-      body: JSON.stringify([{ id: 1 }, { id: 'not-an-id' }]),
+      body: JSON.stringify([{ id: 1 }, { id: 'not-an-id' }, { id: 3, name: { odd: true } }]),
     }))
     const finished = await clientFor(api).molecules.export(1, {})
-    const error = await failure(
-      (async () => {
-        for await (const record of finished.records()) void record
-      })(),
-    )
-    expect(error.message).toBe(
-      'molecules.export: export 1: unexpected record: [1].id: expected an integer, got "not-an-id".',
-    )
+    const read: unknown[] = []
+    for await (const record of finished.records()) read.push(record)
+    expect(read).toEqual([{ id: 1 }, { id: 3, name: { odd: true } }])
+    expect(finished.setAside).toEqual([
+      { index: 1, reason: 'id: expected an integer, got "not-an-id"' },
+    ])
   })
 })

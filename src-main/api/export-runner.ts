@@ -11,7 +11,8 @@ import {
   type ExportProgress,
   type ExportsApi,
 } from './resources/exports.ts'
-import { readExactly, ShapeError, type Parser } from './shape.ts'
+import type { SetAside } from './envelope.ts'
+import { readExactly, readLeniently, ShapeError, type Parser } from './shape.ts'
 import type { CallOptions, Transport } from './transport.ts'
 
 export interface ExportPolling {
@@ -134,6 +135,7 @@ export class FinishedExport<T> {
   readonly #exports: ExportsApi
   readonly #operation: string
   readonly #parseRecord: Parser<T>
+  readonly #setAside: SetAside[] = []
 
   constructor(
     exports: ExportsApi,
@@ -149,6 +151,11 @@ export class FinishedExport<T> {
     this.exportId = exportId
     this.progress = progress
     this.#parseRecord = parseRecord
+  }
+
+  /** Records read so far that could not be read (their index in the export, and why). */
+  get setAside(): readonly SetAside[] {
+    return this.#setAside
   }
 
   /** The records of a JSON export, parsed as they stream in. */
@@ -171,9 +178,9 @@ export class FinishedExport<T> {
       for await (const { records, texts, skipped } of jsonArrayBatches(download.chunks, scanning)) {
         index += skipped
         for (let at = 0; at < records.length; at++) {
-          const { read, exact } = readExactly((value) => this.#read(value, index), records[at])
+          const reading = this.#read(records[at], index)
           index++
-          yield { record: read, text: exact ? texts[at] : undefined }
+          if (reading) yield { record: reading.read, text: reading.exact ? texts[at] : undefined }
         }
       }
     } catch (error) {
@@ -224,18 +231,17 @@ export class FinishedExport<T> {
     }
   }
 
-  #read(value: unknown, index: number): T {
+  /**
+   * Reads one record leniently, as the records of a page are (envelope.ts: recordsOf); one that
+   * cannot be read is set aside (`setAside`) and the export goes on.
+   */
+  #read(value: unknown, index: number): { read: T; exact: boolean } | null {
     try {
-      return this.#parseRecord(value)
+      return readExactly((record) => readLeniently(this.#parseRecord, record), value)
     } catch (error) {
       if (!(error instanceof ShapeError)) throw error
-      error.path.unshift(index)
-      throw new ApiError({
-        kind: 'bad_response',
-        operation: this.#operation,
-        message: `export ${this.exportId}: unexpected record: ${error.describe()}.`,
-        cause: error,
-      })
+      this.#setAside.push({ index, reason: error.describe() })
+      return null
     }
   }
 }

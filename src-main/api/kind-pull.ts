@@ -8,9 +8,15 @@ import type { RecordKindName } from '../../src-common/records/record-kinds.ts'
 import type { Page } from './envelope.ts'
 import type { FinishedExport } from './export-runner.ts'
 import type { PageWindow } from './paginated.ts'
+import type { ListForm } from './resource-kit.ts'
 import type { CallOptions } from './transport.ts'
 
 export interface KindPull {
+  /**
+   * The list is served in its GET form too (`page` and `ids` take the form): sync falls back to
+   * it where the POST form answers 404 or 405, and remembers that per vault.
+   */
+  getForm?: true
   /** A whole list (small kinds, unpaged on the server). */
   fetch?(vaultId: number, call: CallOptions): Promise<readonly unknown[]>
   /** A page; `since` (a kind the server filters by `modified_after`) narrows it to changes. */
@@ -19,9 +25,10 @@ export interface KindPull {
     window: PageWindow,
     since: string | null,
     call: CallOptions,
+    form?: ListForm,
   ): Promise<Page<unknown>>
   /** The complete id list, to find deletions. */
-  ids?(vaultId: number, call: CallOptions): Promise<number[]>
+  ids?(vaultId: number, call: CallOptions, form?: ListForm): Promise<number[]>
   /** Every record as one export, for a large first pass. */
   exportAll?(vaultId: number, call: CallOptions): Promise<FinishedExport<unknown>>
 }

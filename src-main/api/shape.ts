@@ -43,7 +43,32 @@ const checks = new WeakMap<Parser<unknown>, Check>()
  * caller that finds it unchanged after reading a record knows the record is still exactly what
  * its JSON text says (so that text may be stored instead of serializing the record again).
  */
-const tally = { replaced: 0 }
+const tally = { replaced: 0, keptAsGiven: 0 }
+
+/**
+ * Above zero while a record of a list is read (`readLeniently`): then a member this client reads
+ * but finds in a shape it does not expect is kept as the server sent it instead of failing the
+ * record, and with it the page. Real vaults send forms the specification does not name (a
+ * readout cell as a bare number, a range in `value`); what reads records from the cache reads
+ * such members tolerantly, shown as given. Only a required member (a record's id) that cannot be
+ * read still fails the record: it is set aside by the list's reader (envelope.ts).
+ */
+let lenience = 0
+
+/** Reads `value` with `read`, keeping members of unexpected shapes as given (see `lenience`). */
+export function readLeniently<T>(read: (value: unknown) => T, value: unknown): T {
+  lenience++
+  try {
+    return read(value)
+  } finally {
+    lenience--
+  }
+}
+
+/** How many members lenient reading has kept as given, ever (for tests and diagnostics). */
+export function keptAsGiven(): number {
+  return tally.keptAsGiven
+}
 
 export function replacedValues(): number {
   return tally.replaced
@@ -223,6 +248,27 @@ function readMember(
   }
 }
 
+/**
+ * `readMember` for a member that may be left as it came: when reading leniently, a member the
+ * reader refuses stays as the server sent it.
+ */
+function readMemberOrKeep(
+  container: Record<string | number, unknown>,
+  key: string | number,
+  parse: Parser<unknown>,
+): void {
+  if (lenience === 0) {
+    readMember(container, key, parse)
+    return
+  }
+  try {
+    readMember(container, key, parse)
+  } catch (error) {
+    if (!(error instanceof ShapeError)) throw error
+    tally.keptAsGiven++
+  }
+}
+
 export function arrayOf<T>(item: Parser<T>): Parser<T[]> {
   const check = checkOf(item)
   return (value) => {
@@ -232,6 +278,14 @@ export function arrayOf<T>(item: Parser<T>): Parser<T[]> {
       for (; index < value.length; index++) {
         const raw: unknown = value[index]
         if (passes(check, raw)) continue
+        if (lenience > 0) {
+          readMemberOrKeep(
+            value as unknown as Record<number, unknown>,
+            index,
+            item as Parser<unknown>,
+          )
+          continue
+        }
         const parsed = item(raw)
         if (parsed !== raw) {
           value[index] = parsed
@@ -254,7 +308,7 @@ export function mapOf<T>(item: Parser<T>): Parser<Record<string, T>> {
     const object = asObject(value)
     for (const key in object) {
       if (!Object.hasOwn(object, key)) continue
-      if (!passes(check, object[key])) readMember(object, key, item)
+      if (!passes(check, object[key])) readMemberOrKeep(object, key, item)
     }
     return object as Record<string, T>
   }
@@ -390,7 +444,8 @@ export function object<F extends Fields>(fields: F): Parser<Known<F>> {
       if (raw === undefined || raw === null) {
         if (isOptional) continue
       } else if (passes(check, raw)) continue
-      readMember(target, key, parse)
+      if (isOptional) readMemberOrKeep(target, key, parse)
+      else readMember(target, key, parse)
     }
   }
   return (value) => {

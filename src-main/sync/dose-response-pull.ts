@@ -1,4 +1,4 @@
-import { ApiError } from '../api/index.ts'
+import { ApiError, setAsideIn, type SetAside } from '../api/index.ts'
 import { toId } from '../../src-common/values.ts'
 import type { VaultCache } from '../store/vault-cache.ts'
 import { WriteBatch } from '../store/write-batch.ts'
@@ -18,6 +18,10 @@ export async function pullDoseResponse(
   context: PullContext,
   onProgress: (done: number, total: number) => void,
   only: ReadonlySet<number> | null,
+  onSetAside: (
+    kind: 'dose_response_calculations' | 'dose_response_series',
+    records: readonly SetAside[],
+  ) => void = () => {},
 ): Promise<void> {
   const { client, vaultId, call } = context
   const protocols = cachedProtocols(cache, vaultId).filter((id) => !only || only.has(id))
@@ -28,6 +32,7 @@ export async function pullDoseResponse(
     const calculations = await listedUnder(() =>
       client.doseResponse.calculations(vaultId, protocolId, call),
     )
+    onSetAside('dose_response_calculations', setAsideIn(calculations))
     const batch = new WriteBatch().applyPage('dose_response_calculations', vaultId, calculations, {
       parentId: protocolId,
     })
@@ -39,6 +44,7 @@ export async function pullDoseResponse(
       const series = await listedUnder(() =>
         client.doseResponse.dataSeries(vaultId, protocolId, calculationId, call),
       )
+      onSetAside('dose_response_series', setAsideIn(series))
       batch.applyPage('dose_response_series', vaultId, series, { parentId: calculationId })
       const ofCalculation: number[] = []
       for (const item of series) pushId(ofCalculation, item)

@@ -59,6 +59,7 @@ export async function exportPass<Draft extends PageInProgress>(
       if (draft.length === pageSize) await flush()
     }
     if (draft.length > 0) await flush()
+    if (finished.setAside.length > 0) pages.setAside?.(finished.setAside)
     await handedOver.committed()
   } finally {
     // A pass stopped by a failure leaves nothing of its own running, nor a page half sent.

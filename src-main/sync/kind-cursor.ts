@@ -12,7 +12,10 @@ export interface KindCursor {
   since: string | null
   /** The pass under way, when one was interrupted; null between passes. */
   pass: PassPosition | null
-  /** When the server last refused this kind for lack of rights (administrators only), if it did. */
+  /**
+   * When the server last said this kind is not available here (administrators only, or 403 or
+   * 404 for its list), if it did: it is asked again a retry interval later.
+   */
   deniedAt?: string
   /**
    * When (local ISO time) the kind was last read whole or compared with the server's id list:

@@ -1,4 +1,11 @@
-import type { FinishedExport, KindPull, Page, PageWindow, VaultClient } from '../api/index.ts'
+import type {
+  FinishedExport,
+  KindPull,
+  ListForm,
+  Page,
+  PageWindow,
+  VaultClient,
+} from '../api/index.ts'
 import { kindDeclarations, type RecordKindName } from '../../src-common/records/record-kinds.ts'
 import type { PullDeclaration } from '../../src-common/records/kind-declaration.ts'
 import type { PullContext } from './pull-context.ts'
@@ -108,6 +115,9 @@ function planOf(
     throw new Error(`No API resource gives ${kind} its ${name} call (a resource's \`pulls\`).`)
   }
   const base = { kind, ...(pull.followsReadouts ? { followsReadouts: true as const } : {}) }
+  // A list served in both forms is asked in the one the vault answers (ListForms).
+  const inForm = <T>(context: PullContext, ask: (form?: ListForm) => Promise<T>): Promise<T> =>
+    calls?.getForm && context.listForms ? context.listForms.ask(kind, ask) : ask()
   switch (pull.mode) {
     case 'listed': {
       const fetch = calls?.fetch ?? needed('fetch')
@@ -124,7 +134,8 @@ function planOf(
         ...base,
         mode: 'paged',
         ...(pull.keep ? { keep: pull.keep } : {}),
-        page: ({ vaultId, call }, window) => page(vaultId, window, null, call),
+        page: (context, window) =>
+          inForm(context, (form) => page(context.vaultId, window, null, context.call, form)),
       }
     }
     case 'incremental': {
@@ -135,8 +146,14 @@ function planOf(
         mode: 'incremental',
         ...(pull.carries ? { carries: pull.carries as RecordKindName } : {}),
         ...(pull.onRefresh ? { onRefresh: true as const } : {}),
-        page: ({ vaultId, call }, window, since) => page(vaultId, window, since, call),
-        ...(ids ? { ids: ({ vaultId, call }: PullContext) => ids(vaultId, call) } : {}),
+        page: (context, window, since) =>
+          inForm(context, (form) => page(context.vaultId, window, since, context.call, form)),
+        ...(ids
+          ? {
+              ids: (context: PullContext) =>
+                inForm(context, (form) => ids(context.vaultId, context.call, form)),
+            }
+          : {}),
         ...(exportAll
           ? { exportAll: ({ vaultId, call }: PullContext) => exportAll(vaultId, call) }
           : {}),

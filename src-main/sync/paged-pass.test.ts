@@ -58,6 +58,7 @@ class IdsDraft {
 /** An export of records 1..total, each with its text. */
 function finishedExport(): FinishedExport<unknown> {
   return {
+    setAside: [],
     async *recordsWithText() {
       for (let id = 1; id <= total; id++) yield { record: { id }, text: `{"id":${id}}` }
     },

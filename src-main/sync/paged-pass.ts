@@ -1,4 +1,4 @@
-import type { Page, PageWindow } from '../api/index.ts'
+import { setAsideIn, type Page, type PageWindow, type SetAside } from '../api/index.ts'
 import { addInParts } from '../store/page-draft.ts'
 import { toId } from '../../src-common/values.ts'
 import { HandedOverPages, type HandedPage } from './handed-over-pages.ts'
@@ -20,6 +20,8 @@ export const pageSize = 1000
 export interface PageCommitter<Draft extends PageInProgress = PageInProgress> {
   draft(): Draft
   commit(page: Draft, position: PassPosition, total: number | null): HandedPage
+  /** Records of a page (or an export) that the API's reader set aside: the rest are committed. */
+  setAside?(records: readonly SetAside[]): void
 }
 
 /** A page being filled (the store's PageDraft): its records so far, and how to add the next. */
@@ -89,20 +91,23 @@ export async function pagedPass<Draft extends PageInProgress>(
     for (;;) {
       const { requestOffset, page } = await pending
       const records = page.objects
+      const setAside = setAsideIn(records)
+      // Positions count what the server served, the records set aside too.
+      const served = records.length + setAside.length
       const total = page.count ?? null
-      if (movedDown(position, requestOffset, records)) {
+      if (movedDown(position, requestOffset, records, setAside)) {
         position = { ...position, offset: Math.max(0, position.offset - pageSize) }
         pending = request(position)
         continue
       }
       const reached: PassPosition = {
         ...position,
-        offset: requestOffset + records.length,
+        offset: requestOffset + served,
         lastId: highestId(position.lastId, records),
       }
       const finished =
-        records.length === 0 ||
-        (page.count === undefined ? records.length < pageSize : reached.offset >= page.count)
+        served === 0 ||
+        (page.count === undefined ? served < pageSize : reached.offset >= page.count)
       const stopping = !finished && stopWhen()
       if (!finished && !stopping) pending = request(reached)
       const draft = pages.draft()
@@ -112,6 +117,10 @@ export async function pagedPass<Draft extends PageInProgress>(
         draft.discard()
         throw error
       }
+      // The record a page repeats from the one before was reported with it.
+      const repeated = requestOffset < position.offset ? 1 : 0
+      const newlySetAside = setAside.filter((record) => record.index >= repeated)
+      if (newlySetAside.length > 0) pages.setAside?.(newlySetAside)
       await handedOver.add(pages.commit(draft, reached, total))
       position = reached
       if (ids) for (const record of records) pushId(ids, record)
@@ -130,9 +139,18 @@ export async function pagedPass<Draft extends PageInProgress>(
   }
 }
 
-/** The page should begin with the last record committed; a later one means records vanished. */
-function movedDown(position: PassPosition, requestOffset: number, records: readonly unknown[]) {
+/**
+ * The page should begin with the last record committed; a later one means records vanished. A
+ * page whose first record was set aside cannot tell, and is taken as it is.
+ */
+function movedDown(
+  position: PassPosition,
+  requestOffset: number,
+  records: readonly unknown[],
+  setAside: readonly SetAside[],
+) {
   if (position.lastId === null || requestOffset === position.offset) return false
+  if (setAside[0]?.index === 0) return false
   if (records.length === 0) return true
   const firstId = idOf(records[0])
   return firstId !== null && firstId > position.lastId

@@ -1,4 +1,4 @@
-import type { FinishedExport } from '../api/index.ts'
+import { ApiError, setAsideIn, type FinishedExport, type VaultClient } from '../api/index.ts'
 import type { AppliedPage, VaultCache } from '../store/vault-cache.ts'
 import { recordKind, type RecordKindName } from '../store/record-kinds.ts'
 import { isObject, toId, toLinkId } from '../../src-common/values.ts'
@@ -20,11 +20,13 @@ import {
   type ListedKind,
   type PagedKind,
 } from './kind-plans.ts'
+import { ListForms } from './list-forms.ts'
 import { pagedPass, type PageCommitter, type PassOutcome } from './paged-pass.ts'
 import type { PullContext } from './pull-context.ts'
 import { isRefusal, messageOf, stopsConnectionSync, throwIfCancelled } from './pull-errors.ts'
 import { pullRunStatistics } from './run-statistics.ts'
 import type { ServerClock } from './server-clock.ts'
+import { SetAsideTally, type SetAsideReport } from './set-aside.ts'
 
 /** What a pull tells as it goes. */
 export interface PullObserver {
@@ -59,8 +61,13 @@ export interface VaultPullResult {
   vaultId: number
   /** Why nothing of the vault could be read (its API is off, or the person left it), or null. */
   unreachable: string | null
-  /** Kinds reserved to administrators that the server refused. */
+  /**
+   * Kinds not available here, left out until asked again (`refusalRetryMs`): reserved to
+   * administrators, or answered 403 or 404 (a vault without inventory, say).
+   */
   refused: RecordKindName[]
+  /** Records that could not be read or stored, by kind, while the rest of their kind synced. */
+  setAside: SetAsideReport[]
   /** Kinds that failed this time, and why; the others were pulled. */
   failures: { kind: RecordKindName; message: string }[]
 }
@@ -84,7 +91,11 @@ export async function pullVault(options: VaultPullOptions): Promise<VaultPullRes
     ...context.call,
     signal: outer ? AbortSignal.any([outer, lanes.signal]) : lanes.signal,
   }
-  const pull = new KindPull({ ...options, context: { ...context, call } })
+  const tally = new SetAsideTally()
+  const pull = new KindPull(
+    { ...options, context: { ...context, call, listForms: new ListForms(cache, vaultId) } },
+    tally,
+  )
   const refused = new Set<RecordKindName>()
   const failures = new Map<RecordKindName, string>()
   /** What ends the pull: a failure of the whole connection, or a vault that cannot be reached. */
@@ -121,6 +132,7 @@ export async function pullVault(options: VaultPullOptions): Promise<VaultPullRes
     vaultId,
     unreachable: null,
     refused: inPlanOrder.filter((kind) => refused.has(kind)),
+    setAside: tally.reports([...inPlanOrder, 'dose_response_series']),
     failures: inPlanOrder.flatMap((kind) => {
       const message = failures.get(kind)
       return message === undefined ? [] : [{ kind, message }]
@@ -161,34 +173,54 @@ interface ChangedReadouts {
  */
 class KindPull {
   readonly #options: VaultPullOptions
+  readonly #tally: SetAsideTally
   readonly #moment: number
   #startedAt: Promise<string> | undefined
   #readouts: ChangedReadouts | null = null
 
-  constructor(options: VaultPullOptions) {
+  constructor(options: VaultPullOptions, tally: SetAsideTally) {
     this.#options = options
+    this.#tally = tally
     this.#moment = options.clock.moment()
   }
 
+  /**
+   * Pulls one kind as its plan says. A kind the server says is not available here (see
+   * `notAvailable`) is noted as refused, and left out until `refusalRetryMs` has passed: the
+   * vault's other kinds sync and its last sync advances.
+   */
   async run(plan: KindPlan): Promise<'pulled' | 'refused' | 'not_due'> {
-    const { observer, cache, context } = this.#options
+    const { cache, context } = this.#options
     const cursor = readKindCursor(cache.cursor(plan.kind, context.vaultId))
+    if (this.#refusedRecently(cursor)) return 'refused'
+    try {
+      return await this.#pull(plan, cursor)
+    } catch (error) {
+      if (!notAvailable(plan, error, context.client)) throw error
+      this.#options.log.info('kind not available', {
+        vaultId: context.vaultId,
+        kind: plan.kind,
+        reason: messageOf(error),
+      })
+      await this.#saveCursor(plan.kind, { ...cursor, deniedAt: new Date().toISOString() })
+      return 'refused'
+    }
+  }
+
+  async #pull(plan: KindPlan, cursor: KindCursor): Promise<'pulled' | 'not_due'> {
+    const { observer, cache, context } = this.#options
     if (plan.mode === 'dose_response') return this.#doseResponse(cursor)
     if (!cursor.pass && !this.#due(plan, cursor)) return 'not_due'
     if (plan.mode === 'listed') {
-      if (plan.adminOnly && this.#refusedRecently(cursor)) return 'refused'
-      try {
-        await this.#listed(plan)
-      } catch (error) {
-        if (!(plan.adminOnly && isRefusal(error, context.client))) throw error
-        await this.#saveCursor(plan.kind, { ...cursor, deniedAt: new Date().toISOString() })
-        return 'refused'
-      }
+      await this.#listed(plan)
+      await this.#tally.save(cache, context.vaultId, plan.kind, true)
     } else if (plan.mode === 'paged') {
-      await this.#paged(plan, cursor)
+      const whole = await this.#paged(plan, cursor)
+      await this.#tally.save(cache, context.vaultId, plan.kind, whole)
       if (plan.kind === 'runs') await pullRunStatistics(cache, context, this.#changed().runs)
     } else {
-      await this.#incremental(plan, cursor)
+      const whole = await this.#incremental(plan, cursor)
+      await this.#tally.save(cache, context.vaultId, plan.kind, whole)
     }
     observer.changed(plan.kind)
     return 'pulled'
@@ -214,6 +246,7 @@ class KindPull {
   async #listed(plan: ListedKind): Promise<void> {
     const { cache, context } = this.#options
     const records = await plan.fetch(context)
+    this.#tally.note(plan.kind, setAsideIn(records))
     const kind = recordKind(plan.kind)
     const ids = records.flatMap((record) => {
       const id = isObject(record) ? toId(kind.idOf(record, context.vaultId)) : null
@@ -229,8 +262,11 @@ class KindPull {
     this.#options.observer.progress(plan.kind, records.length, records.length)
   }
 
-  /** The whole listing; a pass stopped halfway resumes where it stopped. */
-  async #paged(plan: PagedKind, cursor: KindCursor): Promise<void> {
+  /**
+   * The whole listing; a pass stopped halfway resumes where it stopped. True when this pass read
+   * it from the start.
+   */
+  async #paged(plan: PagedKind, cursor: KindCursor): Promise<boolean> {
     const { cache, context } = this.#options
     const start = cursor.pass ?? newPass(null)
     const outcome = await pagedPass(
@@ -249,14 +285,16 @@ class KindPull {
         ...(checkedAt ? { checkedAt } : {}),
       } satisfies KindCursor),
     )
+    return outcome.ids !== null
   }
 
   /**
    * What changed since the last pass (everything, the first time: from one export when there is
    * a lot), then, when the refresh is due, the deletions: ids the server no longer lists are
-   * removed. A kind without an id list reads every page when its deletions are due.
+   * removed. A kind without an id list reads every page when its deletions are due. True when
+   * the pass read the whole kind.
    */
-  async #incremental(plan: IncrementalKind, cursor: KindCursor): Promise<void> {
+  async #incremental(plan: IncrementalKind, cursor: KindCursor): Promise<boolean> {
     const { cache, context } = this.#options
     const due = this.#refreshDue(cursor)
     const start = cursor.pass ?? newPass(due && !plan.ids ? null : cursor.since)
@@ -282,6 +320,7 @@ class KindPull {
       batch.saveCursor(plan.carries, context.vaultId, completed)
     }
     await cache.writer.commit(batch)
+    return start.since === null && start.offset === 0
   }
 
   /**
@@ -337,7 +376,10 @@ class KindPull {
       context,
       (done, total) => observer.progress('dose_response_calculations', done, total),
       only,
+      (kind, records) => this.#tally.note(kind, records),
     )
+    await this.#tally.save(cache, context.vaultId, 'dose_response_calculations', due)
+    await this.#tally.save(cache, context.vaultId, 'dose_response_series', due)
     if (due) {
       await this.#saveCursor('dose_response_calculations', {
         since: null,
@@ -382,6 +424,7 @@ class KindPull {
       return { stored }
     }
     return {
+      setAside: (records) => this.#tally.note(kind, records),
       draft: () => {
         const sink = cache.writer.partSink()
         return kind === 'readout_rows'
@@ -442,6 +485,7 @@ class KindPull {
 
   #noteRejected(applied: AppliedPage): void {
     if (applied.rejected.length === 0) return
+    this.#tally.note(applied.kind, applied.rejected)
     this.#options.log.warn('records not stored', {
       kind: applied.kind,
       vaultId: applied.vaultId,
@@ -449,6 +493,18 @@ class KindPull {
       first: applied.rejected.slice(0, 3).map((rejected) => rejected.reason),
     })
   }
+}
+
+/**
+ * Whether a failure says the kind is not available here rather than that something broke: 403
+ * or 404 for the kind's own list (an administrators' kind, a vault without inventory), or for an
+ * administrators' kind the 401 this service gives for a role it refuses. An export's 404 (one
+ * that expired) is not: its operation is the export's.
+ */
+function notAvailable(plan: KindPlan, error: unknown, client: VaultClient): boolean {
+  if (!(error instanceof ApiError) || error.operation.startsWith('exports.')) return false
+  if (error.status === 403 || error.status === 404) return true
+  return plan.mode === 'listed' && plan.adminOnly === true && isRefusal(error, client)
 }
 
 function newPass(since: string | null): PassPosition {

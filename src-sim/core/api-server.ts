@@ -158,6 +158,16 @@ async function injectFault(
     case 'drop':
       sim.stats.injected.drops++
       return false
+    case 'refusal':
+      sim.stats.injected.refusals++
+      answer(
+        jsonReply(
+          { code: fault.status, error: `Injected: refused with ${fault.status}` },
+          fault.status,
+          fault.status === 405 ? { allow: 'GET' } : undefined,
+        ),
+      )
+      return true
     case 'none':
       return false
   }

@@ -42,6 +42,15 @@ async function serve(
     sim.stats.injected.hangs++
     return
   }
+  if (fault.kind === 'refusal') {
+    sim.stats.injected.refusals++
+    writeReply(
+      response,
+      jsonReply({ code: fault.status, error: 'Injected: refused' }, fault.status),
+      { drop: false, beforeLastByte: noop },
+    )
+    return
+  }
   if (fault.kind === 'server-error') {
     sim.stats.injected.serverErrors++
     writeReply(

@@ -29,6 +29,23 @@ export interface FaultSettings {
   hangRate?: number
   match?: string | RegExp
   seed?: number
+  /**
+   * Requests a real server refuses where this one answers, whatever `match` says: each is
+   * answered `status` with the error record when its `METHOD /path` matches. 403 and 404 for a
+   * kind an administrator or an inventory vault serves, 404 or 405 for a `/query` form a server
+   * does not have.
+   */
+  refusals?: readonly Refusal[]
+  /**
+   * Readout cells that have only a value are sent as that value, bare (`12`, `">30000"`), as
+   * real vaults' protocol data sends them, instead of `{value}`.
+   */
+  bareReadoutCells?: boolean
+}
+
+export interface Refusal {
+  match: string | RegExp
+  status: 401 | 403 | 404 | 405
 }
 
 export type FaultDecision =
@@ -37,6 +54,7 @@ export type FaultDecision =
   | { kind: 'server-error'; latencyMs: number; status: number; afterWork: boolean }
   | { kind: 'too-many-requests'; latencyMs: number; retryAfterSeconds: number | undefined }
   | { kind: 'drop'; latencyMs: number }
+  | { kind: 'refusal'; latencyMs: number; status: number }
 
 const rateKeys = ['serverErrorRate', 'tooManyRequestsRate', 'dropRate', 'hangRate'] as const
 
@@ -65,6 +83,8 @@ export class Faults {
 
   decide(operation: string): FaultDecision {
     const settings = this.#settings
+    const refusal = settings.refusals?.find((candidate) => matches(candidate.match, operation))
+    if (refusal) return { kind: 'refusal', latencyMs: 0, status: refusal.status }
     if (!matches(settings.match, operation)) return { kind: 'none', latencyMs: 0 }
     const latencyMs =
       (settings.latencyMs ?? 0) +
@@ -107,6 +127,13 @@ function validateFaults(settings: FaultSettings): void {
     const value = settings[key]
     if (value !== undefined && !(value >= 0 && Number.isFinite(value))) {
       throw new Error(`Fault setting ${key} must be a non-negative number, got ${value}`)
+    }
+  }
+  for (const refusal of settings.refusals ?? []) {
+    if (![401, 403, 404, 405].includes(refusal.status)) {
+      throw new Error(
+        `Fault setting refusals: status must be 401, 403, 404 or 405, got ${refusal.status}`,
+      )
     }
   }
   const status = settings.serverErrorStatus

@@ -21,6 +21,8 @@ export interface SimStats {
     tooManyRequests: number
     drops: number
     hangs: number
+    /** Requests answered by a `refusals` fault. */
+    refusals: number
   }
 }
 
@@ -35,7 +37,14 @@ export function createStats(): SimStats {
     exportQueueRejections: 0,
     downloads: 0,
     backgroundIdentities: { searchForms: 0, inchi: 0 },
-    injected: { latency: 0, serverErrors: 0, tooManyRequests: 0, drops: 0, hangs: 0 },
+    injected: {
+      latency: 0,
+      serverErrors: 0,
+      tooManyRequests: 0,
+      drops: 0,
+      hangs: 0,
+      refusals: 0,
+    },
   }
 }
 

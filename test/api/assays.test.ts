@@ -173,9 +173,11 @@ describe('readout rows', () => {
     const rows = harness.client('admin').readoutRows
     const vault = harness.vaults.main
     const detail = await rowOfType('detail')
-    const [definition, cell] = Object.entries(detail.readouts ?? {}).find(
-      ([, candidate]) => typeof candidate.value === 'number',
-    )!
+    const [definition, cell] = Object.entries(detail.readouts ?? {}).flatMap(([key, candidate]) =>
+      typeof candidate === 'object' && typeof candidate.value === 'number'
+        ? [[key, candidate] as const]
+        : [],
+    )[0]!
     const changed = await rows.update(vault, detail.id, {
       readouts: { [definition]: { value: Number(cell.value) + 1, outlier: true } },
     })
@@ -183,7 +185,9 @@ describe('readout rows', () => {
       value: Number(cell.value) + 1,
       outlier: true,
     })
-    expect((await rows.get(vault, detail.id)).readouts?.[definition]?.outlier).toBe(true)
+    expect((await rows.get(vault, detail.id)).readouts?.[definition]).toMatchObject({
+      outlier: true,
+    })
     await expectApiError(
       rows.update(vault, detail.id, { readouts: {}, note: 'x' } as never),
       'validation',

@@ -83,7 +83,7 @@ const scenarios: Scenario[] = [
     },
     async onServer(tag) {
       const row = await harness.client().readoutRows.get(harness.vaultId, rowOfTag.get(tag)!)
-      return row.readouts?.[assay.responseId]?.value === 42.5 ? 1 : 0
+      return (row.readouts?.[assay.responseId] as { value?: unknown })?.value === 42.5 ? 1 : 0
     },
     traceable: true,
   },

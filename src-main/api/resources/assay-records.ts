@@ -8,8 +8,10 @@ import {
   object,
   optional,
   string,
+  ShapeError,
   timestamp,
   type Infer,
+  type Parser,
 } from '../shape.ts'
 import { reference } from './common.ts'
 
@@ -64,14 +66,32 @@ export const protocol = object({
 })
 export type Protocol = Infer<typeof protocol>
 
-/** One readout: a value (number or text) with an optional modifier, outlier flag and note. */
-const readoutCell = object({
+const readoutCellObject = object({
   value: optional(anything),
   modifier: optional(string),
   outlier: optional(boolean),
   note: optional(string),
 })
-export type ReadoutCell = Infer<typeof readoutCell>
+
+/**
+ * One readout: a value (number or text) with an optional modifier, outlier flag and note; or,
+ * as real vaults send cells that have only a value (protocol data), that value bare: `12`,
+ * `"1.20E+2"`, `">30000"`, `"ND"`. Cells are read into typed values by
+ * `src-common/analysis/readouts/readout-value.ts`.
+ */
+export type ReadoutCell = Infer<typeof readoutCellObject> | number | string | boolean
+
+const readoutCell: Parser<ReadoutCell> = (value) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? readoutCellObject(value)
+    : scalarCell(value)
+
+function scalarCell(value: unknown): number | string | boolean {
+  if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') {
+    return value
+  }
+  throw new ShapeError('a readout cell (an object, a number or text)', value)
+}
 
 /** Detail and aggregate rows; control-well rows have no molecule or batch. */
 export const readoutRow = object({

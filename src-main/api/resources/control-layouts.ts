@@ -5,7 +5,16 @@ import type { DateInput } from '../dates.ts'
 import type { Page } from '../envelope.ts'
 import type { ExportOptions, FinishedExport } from '../export-runner.ts'
 import type { Paginated, PageWindow } from '../paginated.ts'
-import { fetchPage, paginate, queryRequest, runExport, type ListOptions } from '../resource-kit.ts'
+import {
+  fetchPage,
+  listRequest,
+  paginate,
+  runExport,
+  withoutForm,
+  type ListCallOptions,
+  type ListForm,
+  type ListOptions,
+} from '../resource-kit.ts'
 import {
   anything,
   arrayOf,
@@ -63,9 +72,15 @@ export class ControlLayoutsApi {
   /** How sync reads control layouts (src-main/sync/kind-plans.ts). */
   readonly pulls: KindPulls = {
     control_layouts: {
-      page: (vaultId, window, since, call) =>
-        this.list(vaultId, { ...window, ...modifiedAfter(since) }, call),
-      ids: (vaultId, call) => allOf(this.listIds(vaultId, {}, call)),
+      getForm: true,
+      page: (vaultId, window, since, call, form) =>
+        this.list(
+          vaultId,
+          { ...window, ...modifiedAfter(since) },
+          { ...call, ...(form ? { form } : {}) },
+        ),
+      ids: (vaultId, call, form) =>
+        allOf(this.listIds(vaultId, {}, { ...call, ...(form ? { form } : {}) })),
     },
   }
 
@@ -78,12 +93,12 @@ export class ControlLayoutsApi {
   list(
     vaultId: number,
     params: ControlLayoutListParams & Partial<PageWindow> = {},
-    options: CallOptions = {},
+    options: ListCallOptions = {},
   ): Promise<Page<ControlLayout>> {
     const operation = 'controlLayouts.list'
     return fetchPage(this.#context, controlLayout, {
-      ...options,
-      ...this.#listSpec(operation, vaultId, { ...params }),
+      ...withoutForm(options),
+      ...this.#listSpec(operation, vaultId, { ...params }, options.form),
     })
   }
 
@@ -105,14 +120,15 @@ export class ControlLayoutsApi {
   listIds(
     vaultId: number,
     params: ControlLayoutListParams = {},
-    options: ListOptions = {},
+    options: ListOptions & { form?: ListForm } = {},
   ): Paginated<number> {
     const operation = 'controlLayouts.listIds'
     return paginate(
       this.#context,
       integer,
       operation,
-      (window) => this.#listSpec(operation, vaultId, { ...params, ...window, only_ids: true }),
+      (window) =>
+        this.#listSpec(operation, vaultId, { ...params, ...window, only_ids: true }, options.form),
       options,
     )
   }
@@ -168,7 +184,7 @@ export class ControlLayoutsApi {
     })
   }
 
-  #listSpec(operation: string, vaultId: number, body: object) {
-    return queryRequest(operation, vaultPath(operation, vaultId, 'control_layouts'), body)
+  #listSpec(operation: string, vaultId: number, body: object, form?: ListForm) {
+    return listRequest(operation, vaultPath(operation, vaultId, 'control_layouts'), body, form)
   }
 }

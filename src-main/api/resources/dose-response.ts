@@ -25,10 +25,19 @@ export type FitConstraint =
   | { modifier: 'from'; range: { min: number; max: number } }
   | { modifier: 'best fit' }
 
+const fitRange = object({ min: optional(number), max: optional(number) })
+
+/**
+ * A constraint as the vault sends it. The specification names `from`'s range object but not the
+ * member that holds it: `range` as written, or `value` as some vaults send it. What the fits make
+ * of each form is `src-common/analysis/dose-response/constraints.ts`.
+ */
 const fitConstraint = object({
   modifier: optional(string),
-  value: optional(number),
-  range: optional(object({ min: optional(number), max: optional(number) })),
+  value: optional<number | Infer<typeof fitRange>>((value) =>
+    value !== null && typeof value === 'object' ? fitRange(value) : number(value),
+  ),
+  range: optional(fitRange),
 })
 
 const doseResponseCalculation = object({

@@ -5,7 +5,16 @@ import type { DateInput } from '../dates.ts'
 import { list, type Page } from '../envelope.ts'
 import type { ExportOptions, FinishedExport } from '../export-runner.ts'
 import type { Paginated, PageWindow } from '../paginated.ts'
-import { fetchPage, paginate, queryRequest, runExport, type ListOptions } from '../resource-kit.ts'
+import {
+  fetchPage,
+  listRequest,
+  paginate,
+  runExport,
+  withoutForm,
+  type ListCallOptions,
+  type ListForm,
+  type ListOptions,
+} from '../resource-kit.ts'
 import {
   anything,
   arrayOf,
@@ -99,8 +108,13 @@ export class InventoryApi {
   readonly pulls: KindPulls = {
     inventory_locations: { fetch: (vaultId, call) => this.locations(vaultId, call) },
     inventory_samples: {
-      page: (vaultId, window, since, call) =>
-        this.samples(vaultId, { ...window, ...modifiedAfter(since) }, call),
+      getForm: true,
+      page: (vaultId, window, since, call, form) =>
+        this.samples(
+          vaultId,
+          { ...window, ...modifiedAfter(since) },
+          { ...call, ...(form ? { form } : {}) },
+        ),
     },
   }
 
@@ -123,12 +137,12 @@ export class InventoryApi {
   samples(
     vaultId: number,
     params: InventorySampleListParams & Partial<PageWindow> = {},
-    options: CallOptions = {},
+    options: ListCallOptions = {},
   ): Promise<Page<InventorySample>> {
     const operation = 'inventory.samples'
     return fetchPage(this.#context, inventorySample, {
-      ...options,
-      ...this.#listSpec(operation, vaultId, { ...params }),
+      ...withoutForm(options),
+      ...this.#listSpec(operation, vaultId, { ...params }, options.form),
     })
   }
 
@@ -220,7 +234,7 @@ export class InventoryApi {
     })
   }
 
-  #listSpec(operation: string, vaultId: number, body: object) {
-    return queryRequest(operation, vaultPath(operation, vaultId, 'inventory_samples'), body)
+  #listSpec(operation: string, vaultId: number, body: object, form?: ListForm) {
+    return listRequest(operation, vaultPath(operation, vaultId, 'inventory_samples'), body, form)
   }
 }

@@ -4,7 +4,16 @@ import { call, vaultPath } from '../call.ts'
 import type { Page } from '../envelope.ts'
 import type { ExportOptions, FinishedExport } from '../export-runner.ts'
 import type { Paginated, PageWindow } from '../paginated.ts'
-import { fetchPage, paginate, queryRequest, runExport, type ListOptions } from '../resource-kit.ts'
+import {
+  fetchPage,
+  listRequest,
+  paginate,
+  runExport,
+  withoutForm,
+  type ListCallOptions,
+  type ListForm,
+  type ListOptions,
+} from '../resource-kit.ts'
 import {
   anything,
   arrayOf,
@@ -72,7 +81,11 @@ export interface PlateQuery {
 export class PlatesApi {
   /** How sync reads plates (src-main/sync/kind-plans.ts). */
   readonly pulls: KindPulls = {
-    plates: { page: (vaultId, window, _since, call) => this.query(vaultId, window, call) },
+    plates: {
+      getForm: true,
+      page: (vaultId, window, _since, call, form) =>
+        this.query(vaultId, window, { ...call, ...(form ? { form } : {}) }),
+    },
   }
 
   readonly #context: ApiContext
@@ -84,12 +97,12 @@ export class PlatesApi {
   query(
     vaultId: number,
     body: PlateQuery & Partial<PageWindow> = {},
-    options: CallOptions = {},
+    options: ListCallOptions = {},
   ): Promise<Page<Plate>> {
     const operation = 'plates.query'
     return fetchPage(this.#context, plate, {
-      ...options,
-      ...this.#querySpec(operation, vaultId, body),
+      ...withoutForm(options),
+      ...this.#querySpec(operation, vaultId, body, options.form),
     })
   }
 
@@ -178,7 +191,8 @@ export class PlatesApi {
     })
   }
 
-  #querySpec(operation: string, vaultId: number, body: object) {
-    return queryRequest(operation, vaultPath(operation, vaultId, 'plates'), body)
+  /** Names are filtered only in the query form (spec); the GET form is for sync's fallback. */
+  #querySpec(operation: string, vaultId: number, body: object, form?: ListForm) {
+    return listRequest(operation, vaultPath(operation, vaultId, 'plates'), body, form)
   }
 }

@@ -5,7 +5,16 @@ import type { Page } from '../envelope.ts'
 import type { ExportOptions, FinishedExport } from '../export-runner.ts'
 import type { Paginated, PageWindow } from '../paginated.ts'
 import type { QueryParams } from '../params.ts'
-import { fetchPage, paginate, queryRequest, runExport, type ListOptions } from '../resource-kit.ts'
+import {
+  fetchPage,
+  listRequest,
+  paginate,
+  queryRequest,
+  runExport,
+  withoutForm,
+  type ListCallOptions,
+  type ListOptions,
+} from '../resource-kit.ts'
 import { integer } from '../shape.ts'
 import type { CallOptions } from '../transport.ts'
 import { protocol, readoutRow, type Protocol, type ReadoutRow } from './assay-records.ts'
@@ -50,7 +59,11 @@ export interface PlotParams {
 export class ProtocolsApi {
   /** How sync reads protocols (src-main/sync/kind-plans.ts). */
   readonly pulls: KindPulls = {
-    protocols: { page: (vaultId, window, _since, call) => this.list(vaultId, window, call) },
+    protocols: {
+      getForm: true,
+      page: (vaultId, window, _since, call, form) =>
+        this.list(vaultId, window, { ...call, ...(form ? { form } : {}) }),
+    },
   }
 
   readonly #context: ApiContext
@@ -62,12 +75,12 @@ export class ProtocolsApi {
   list(
     vaultId: number,
     params: ProtocolListParams & Partial<PageWindow> = {},
-    options: CallOptions = {},
+    options: ListCallOptions = {},
   ): Promise<Page<Protocol>> {
     const operation = 'protocols.list'
     return fetchPage(this.#context, protocol, {
-      ...options,
-      ...queryRequest(operation, vaultPath(operation, vaultId, 'protocols'), params),
+      ...withoutForm(options),
+      ...listRequest(operation, vaultPath(operation, vaultId, 'protocols'), params, options.form),
     })
   }
 
@@ -155,15 +168,16 @@ export class ProtocolsApi {
     vaultId: number,
     protocolId: number,
     params: ProtocolDataParams & Partial<PageWindow> = {},
-    options: CallOptions = {},
+    options: ListCallOptions = {},
   ): Promise<Page<ReadoutRow>> {
     const operation = 'protocols.data'
     return fetchPage(this.#context, readoutRow, {
-      ...options,
-      ...queryRequest(
+      ...withoutForm(options),
+      ...listRequest(
         operation,
         vaultPath(operation, vaultId, 'protocols', protocolId, 'data'),
         params,
+        options.form,
       ),
     })
   }

@@ -5,7 +5,16 @@ import type { DateInput } from '../dates.ts'
 import type { Page } from '../envelope.ts'
 import type { ExportOptions, FinishedExport } from '../export-runner.ts'
 import type { Paginated, PageWindow } from '../paginated.ts'
-import { fetchPage, paginate, queryRequest, runExport, type ListOptions } from '../resource-kit.ts'
+import {
+  fetchPage,
+  listRequest,
+  paginate,
+  runExport,
+  withoutForm,
+  type ListCallOptions,
+  type ListForm,
+  type ListOptions,
+} from '../resource-kit.ts'
 import { anything, integer } from '../shape.ts'
 import type { CallOptions } from '../transport.ts'
 import { run, type Run } from './assay-records.ts'
@@ -33,7 +42,11 @@ export interface RunUpdate {
 export class RunsApi {
   /** How sync reads runs (src-main/sync/kind-plans.ts). */
   readonly pulls: KindPulls = {
-    runs: { page: (vaultId, window, _since, call) => this.list(vaultId, window, call) },
+    runs: {
+      getForm: true,
+      page: (vaultId, window, _since, call, form) =>
+        this.list(vaultId, window, { ...call, ...(form ? { form } : {}) }),
+    },
   }
 
   readonly #context: ApiContext
@@ -45,12 +58,12 @@ export class RunsApi {
   list(
     vaultId: number,
     params: RunListParams & Partial<PageWindow> = {},
-    options: CallOptions = {},
+    options: ListCallOptions = {},
   ): Promise<Page<Run>> {
     const operation = 'runs.list'
     return fetchPage(this.#context, run, {
-      ...options,
-      ...this.#listSpec(operation, vaultId, { ...params }),
+      ...withoutForm(options),
+      ...this.#listSpec(operation, vaultId, { ...params }, options.form),
     })
   }
 
@@ -138,7 +151,7 @@ export class RunsApi {
     })
   }
 
-  #listSpec(operation: string, vaultId: number, body: object) {
-    return queryRequest(operation, vaultPath(operation, vaultId, 'runs'), body)
+  #listSpec(operation: string, vaultId: number, body: object, form?: ListForm) {
+    return listRequest(operation, vaultPath(operation, vaultId, 'runs'), body, form)
   }
 }

@@ -3,6 +3,9 @@ import { cachedVaults } from '../../services/browse-service.ts'
 import type { ConnectionRuntime } from '../../services/connection-runtime.ts'
 import type { Command } from '../command.ts'
 import { chooseConnection, stringOption } from '../connection-choice.ts'
+import { kindDeclarations, type RecordKindName } from '../../../src-common/records/record-kinds.ts'
+import { readKindCursor } from '../../sync/kind-cursor.ts'
+import { savedSetAside, type SetAsideReport } from '../../sync/set-aside.ts'
 
 interface ConnectionReport {
   id: string
@@ -19,6 +22,10 @@ interface ConnectionReport {
     name: string | null
     counts: Record<string, number>
     lastSync: string | null
+    /** Records the last syncs could not read or store, by kind, and why. */
+    setAside: SetAsideReport[]
+    /** Kinds the server says are not available here (403, 404, administrators only). */
+    notAvailable: RecordKindName[]
   }[]
 }
 
@@ -28,6 +35,12 @@ export interface StatusReport {
   /** Work queued offline and not yet sent. */
   outboxPending: number
 }
+
+/** Every kind sync pulls (dose-response series come with their calculations). */
+const pulledKinds: RecordKindName[] = [
+  ...kindDeclarations.flatMap((kind) => (kind.pull ? [kind.name] : [])),
+  'dose_response_series',
+]
 
 /** The probe of a status check waits this long for an answer, once. */
 const probeTimeoutMs = 5000
@@ -58,6 +71,10 @@ export const statusCommand: Command = {
         name: vault.name,
         counts: vault.counts,
         lastSync: vault.lastSyncAt,
+        setAside: savedSetAside(runtime.cache, vault.id, pulledKinds),
+        notAvailable: pulledKinds.filter(
+          (kind) => readKindCursor(runtime.cache.cursor(kind, vault.id)).deniedAt !== undefined,
+        ),
       }))
       const reachability =
         token === null ? { online: false, problem: 'no token is known' } : await probe(runtime)
@@ -81,9 +98,18 @@ export const statusCommand: Command = {
         if (report.connections.length === 0) return 'No connection is saved.\n'
         const blocks = report.connections.map((connection) => {
           const state = connection.online ? 'online' : `offline (${connection.problem})`
-          const vaultLines = connection.vaults.map((vault) => {
+          const vaultLines = connection.vaults.flatMap((vault) => {
             const total = Object.values(vault.counts).reduce((sum, count) => sum + count, 0)
-            return `    ${vault.id}  ${vault.name ?? ''}: ${total} records, last sync ${vault.lastSync ?? 'never'}`
+            return [
+              `    ${vault.id}  ${vault.name ?? ''}: ${total} records, last sync ${vault.lastSync ?? 'never'}`,
+              ...vault.setAside.map(
+                (report) =>
+                  `      ${report.kind}: ${report.count} set aside (${report.reasons.join('; ')})`,
+              ),
+              ...(vault.notAvailable.length > 0
+                ? [`      not available here: ${vault.notAvailable.join(', ')}`]
+                : []),
+            ]
           })
           return [`${connection.name} (${connection.baseUrl}): ${state}`, ...vaultLines].join('\n')
         })

@@ -7,6 +7,7 @@ import type { Params } from '../../core/params.ts'
 import { startCheckedExport } from './async-exports.ts'
 import { readoutDefinitionsOf, visibleProtocol, type ReadoutDefinitionRow } from './protocols.ts'
 import {
+  cellObject,
   cellOf,
   readoutRowColumns,
   readoutRowJoins,
@@ -77,7 +78,8 @@ function mergedRows(access: VaultAccess, rowIds: readonly number[]): ReadoutRowR
        ORDER BY readout_rows.run_id, readout_rows.id`,
     )
     .all(JSON.stringify(rowIds))
-  const records = readoutRowsFrom(db, rows)
+  const bare = access.sim.faults.settings.bareReadoutCells === true
+  const records = readoutRowsFrom(db, rows, undefined, bare)
   const aggregateCells = db.prepare(
     `SELECT readout_cells.* FROM readout_cells JOIN readout_rows ON readout_rows.id = readout_cells.row_id
      WHERE readout_rows.run_id = ? AND readout_rows.batch_id = ? AND readout_rows.type = 'aggregate row'`,
@@ -91,7 +93,7 @@ function mergedRows(access: VaultAccess, rowIds: readonly number[]): ReadoutRowR
       cells = aggregateCells.all(record.run.id, record.batch) as CellData[]
       cache.set(key, cells)
     }
-    for (const cell of cells) record.readouts[String(cell.definition_id)] = cellOf(cell)
+    for (const cell of cells) record.readouts[String(cell.definition_id)] = cellOf(cell, bare)
   }
   return records
 }
@@ -115,7 +117,7 @@ function flatRecord(
     const label = definition.unit_label
       ? `${definition.name} (${definition.unit_label})`
       : definition.name
-    const cell = record.readouts[String(definition.id)]
+    const cell = cellObject(record.readouts[String(definition.id)])
     flat[label] = cell?.value === undefined ? '' : `${cell.modifier ?? ''}${cell.value}`
     if (cell?.outlier) flat[`${definition.name} outlier`] = true
     if (cell?.note) flat[`${definition.name} note`] = cell.note

@@ -13,6 +13,7 @@ import { readoutDefinitionsOf } from './protocols.ts'
 import {
   readoutRowColumns,
   readoutRowJoins,
+  cellObject,
   readoutRowsFrom,
   writeCell,
   type ReadoutCell,
@@ -117,7 +118,12 @@ function rowsByIds(
        WHERE readout_rows.id IN (SELECT value FROM json_each(?)) ORDER BY readout_rows.id`,
     )
     .all(JSON.stringify(ids))
-  return readoutRowsFrom(access.db, rows, definitions)
+  return readoutRowsFrom(
+    access.db,
+    rows,
+    definitions,
+    access.sim.faults.settings.bareReadoutCells === true,
+  )
 }
 
 const readoutRowExport: RecordExportable = {
@@ -260,7 +266,10 @@ async function updateRow(ctx: RequestContext): Promise<unknown> {
   )
   const changes = Object.entries(readouts).map(
     ([key, raw]) =>
-      [key, readCellChange(key, raw, definitions.get(key), row.record.readouts[key])] as const,
+      [
+        key,
+        readCellChange(key, raw, definitions.get(key), cellObject(row.record.readouts[key])),
+      ] as const,
   )
   const now = ctx.sim.clock.nowSeconds()
   ctx.db.transaction(() => {

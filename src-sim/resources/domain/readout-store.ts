@@ -26,7 +26,7 @@ export interface ReadoutRowRecord {
   plate?: number
   well?: string
   control_state?: string
-  readouts: Record<string, ReadoutCell>
+  readouts: Record<string, ReadoutCell | number | string>
   created_at: string
   modified_at: string
 }
@@ -69,7 +69,15 @@ export const readoutRowJoins = `JOIN runs ON runs.id = readout_rows.run_id
   LEFT JOIN batches ON batches.id = readout_rows.batch_id
   LEFT JOIN plates ON plates.id = readout_rows.plate_id`
 
-export function cellOf(cell: CellData): ReadoutCell {
+/**
+ * A cell as the API sends it; with `bare` (the `bareReadoutCells` fault), a cell that has only a
+ * value is that value, as real vaults' protocol data sends it.
+ */
+export function cellOf(cell: CellData, bare = false): ReadoutCell | number | string {
+  if (bare && !cell.modifier && !cell.outlier && !cell.note) {
+    if (cell.number_value !== null) return cell.number_value
+    if (cell.text_value !== null) return cell.text_value
+  }
   const result: ReadoutCell = {}
   if (cell.number_value !== null) result.value = cell.number_value
   else if (cell.text_value !== null) result.value = cell.text_value
@@ -77,6 +85,13 @@ export function cellOf(cell: CellData): ReadoutCell {
   if (cell.outlier) result.outlier = true
   if (cell.note) result.note = cell.note
   return result
+}
+
+/** A cell as sent, bare or not, as the object it stands for. */
+export function cellObject(
+  cell: ReadoutCell | number | string | undefined,
+): ReadoutCell | undefined {
+  return typeof cell === 'number' || typeof cell === 'string' ? { value: cell } : cell
 }
 
 /**
@@ -87,6 +102,7 @@ export function readoutRowsFrom(
   db: Database,
   rows: readonly unknown[],
   definitions?: readonly number[],
+  bareCells = false,
 ): ReadoutRowRecord[] {
   const data = rows as RowData[]
   if (data.length === 0) return []
@@ -97,12 +113,12 @@ export function readoutRowsFrom(
     )
     .all(JSON.stringify(data.map((row) => row.id))) as CellData[]
   const wanted = definitions ? new Set(definitions) : undefined
-  const byRow = new Map<number, Record<string, ReadoutCell>>()
+  const byRow = new Map<number, Record<string, ReadoutCell | number | string>>()
   for (const cell of cells) {
     if (wanted && !wanted.has(cell.definition_id)) continue
     let readouts = byRow.get(cell.row_id)
     if (!readouts) byRow.set(cell.row_id, (readouts = {}))
-    readouts[String(cell.definition_id)] = cellOf(cell)
+    readouts[String(cell.definition_id)] = cellOf(cell, bareCells)
   }
   return data.map((row) => {
     const record: ReadoutRowRecord = {
