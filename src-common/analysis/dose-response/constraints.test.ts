@@ -31,6 +31,26 @@ describe('readFitConstraints', () => {
     }
   })
 
+  it('reads a from range sent in value, as real vaults send it, but not in both members', () => {
+    expect(
+      readFitConstraints(
+        'Hill',
+        { max: { modifier: 'from', value: { min: 90, max: 110 } } },
+        'calculation',
+      ),
+    ).toEqual({
+      ok: true,
+      constraints: { max: { modifier: 'from', range: { min: 90, max: 110 } } },
+    })
+    expect(
+      readFitConstraints(
+        'Hill',
+        { max: { modifier: 'from', range: { min: 90, max: 110 }, value: 100 } },
+        'calculation',
+      ),
+    ).toEqual({ ok: false, problems: ['max: from takes a range, not a value'] })
+  })
+
   it('reports every problem in the words the specification uses', () => {
     const reading = readFitConstraints(
       'Hill',

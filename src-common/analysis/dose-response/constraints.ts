@@ -86,8 +86,12 @@ function readConstraint(
     return undefined
   }
   if (modifier === 'from') {
-    const range = members.range
-    if ('value' in members) problems.push(`${name}: from takes a range, not a value`)
+    // The specification names the range object but not the member that holds it: real vaults
+    // send it in `range` or in `value`.
+    const range = 'range' in members ? members.range : members.value
+    if ('range' in members && 'value' in members) {
+      problems.push(`${name}: from takes a range, not a value`)
+    }
     if (!isObject(range)) {
       problems.push(`${name}: from needs a range {min, max}`)
       return undefined
