@@ -132,6 +132,61 @@ describe('startElectronApp', () => {
     })
   })
 
+  it('saves where the person chose in the native save dialog, and shows only such files', async () => {
+    await start()
+    const documents = path.join(dir, 'Documents')
+    fs.mkdirSync(documents)
+    app.paths.set('documents', documents)
+    const invoke = (channel: string, args: unknown) =>
+      ipcMain.invoke(`${ipcPrefix}${channel}`, fromTheWindow(), args)
+
+    // A name typed without the ending (Linux's dialogs add none) gets the format's.
+    dialog.savePaths.push(path.join(documents, 'pyridines'), null)
+    const chosen = path.join(documents, 'pyridines.sdf')
+    expect(
+      await invoke('app.chooseSavePath', { format: 'sdf', suggestedName: 'Molecules: c1ccncc1' }),
+    ).toEqual({ ok: true, value: { path: chosen, name: 'pyridines.sdf' } })
+    expect(dialog.showSaveDialog).toHaveBeenCalledWith(theWindow(), {
+      title: 'Save as SD file',
+      defaultPath: path.join(documents, 'Molecules c1ccncc1.sdf'),
+      buttonLabel: 'Save',
+      filters: [{ name: 'SD file', extensions: ['sdf'] }],
+      properties: ['createDirectory', 'showOverwriteConfirmation'],
+    })
+    // The next dialog opens where the last file went; cancelling it answers null.
+    expect(await invoke('app.chooseSavePath', { format: 'csv', suggestedName: 'Plates' })).toEqual({
+      ok: true,
+      value: null,
+    })
+    expect(dialog.showSaveDialog.mock.calls[1]?.[1]).toMatchObject({
+      defaultPath: path.join(documents, 'Plates.csv'),
+      filters: [{ name: 'CSV', extensions: ['csv'] }],
+    })
+
+    expect(await invoke('app.showInFolder', { path: chosen })).toMatchObject({
+      ok: false,
+      error: {
+        code: 'not_found',
+        message: `${chosen} is no longer there: it was moved or deleted.`,
+      },
+    })
+    fs.writeFileSync(chosen, '\n$$$$\n')
+    expect(await invoke('app.showInFolder', { path: chosen })).toEqual({
+      ok: true,
+      value: { shown: true },
+    })
+    expect(shell.showItemInFolder).toHaveBeenCalledExactlyOnceWith(chosen)
+    const other = path.join(dataDir, 'app.db')
+    expect(await invoke('app.showInFolder', { path: other })).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden' },
+    })
+    expect(shell.showItemInFolder).toHaveBeenCalledTimes(1)
+    expect(await invoke('app.chooseSavePath', { format: 'pdf', suggestedName: 'x' })).toMatchObject(
+      { ok: false, error: { code: 'invalid_argument' } },
+    )
+  })
+
   it('installs the menu without developer items in a packaged app', async () => {
     await start()
     const template = Menu.applicationMenu?.template as MenuItemConstructorOptions[]

@@ -4,6 +4,7 @@
  */
 import path from 'node:path'
 import { app, session, shell, type BrowserWindow } from 'electron'
+import { withDesktopShell } from '../ipc/app/desktop-shell.ts'
 import { createDispatcher } from '../ipc/dispatcher.ts'
 import { createHandlers } from '../ipc/handlers.ts'
 import { createServices, type Services } from '../services/index.ts'
@@ -11,6 +12,7 @@ import { registerAppScheme, serveRenderer } from './app-protocol.ts'
 import { startIpcHost } from './ipc-host.ts'
 import { bringToFront, openMainWindow } from './main-window.ts'
 import { installApplicationMenu } from './menu.ts'
+import { NativeShell } from './native-shell.ts'
 import { resolveRendererLocation } from './renderer-location.ts'
 import { denyAllPermissions, guardWebContents } from './security.ts'
 import { describeStartupFailure, showStartupFailure } from './startup-failure-dialog.ts'
@@ -79,7 +81,10 @@ function launch(services: Services, bundleDir: string): void {
   }
 
   const ipcHost = startIpcHost({
-    dispatch: createDispatcher(createHandlers(services), log),
+    dispatch: withDesktopShell(
+      createDispatcher(createHandlers(services), log),
+      new NativeShell(() => mainWindow),
+    ),
     events: services.events,
     window: () => mainWindow,
     isAppUrl: location.isAppUrl,

@@ -458,3 +458,88 @@ describe('the harness WebSocket', () => {
     expect(await closed).toEqual({ code: 1003, reason: 'Binary messages are not supported.' })
   })
 })
+
+describe('the harness saving exports as downloads', () => {
+  /** Sends one request over a fresh bridge socket and answers its result. */
+  async function request(channel: string, args: unknown): Promise<Record<string, unknown>> {
+    const socket = await openSocket({ secret: await pageSecret() })
+    try {
+      socket.send(JSON.stringify({ id: 1, channel, args }))
+      return (await nextMessage(socket)).result as Record<string, unknown>
+    } finally {
+      socket.close()
+    }
+  }
+
+  async function chooseCsv(suggestedName: string): Promise<{ path: string; download: string }> {
+    const result = await request('app.chooseSavePath', { format: 'csv', suggestedName })
+    expect(result).toMatchObject({ ok: true })
+    return result.value as { path: string; download: string }
+  }
+
+  it('names a file in the data folder and an unguessable address for it', async () => {
+    const first = await chooseCsv('Molecules: “aspirin” / filtered')
+    const second = await chooseCsv('Molecules: “aspirin” / filtered')
+    const downloads = path.join(workDir, 'data', 'downloads')
+    expect(first.path.startsWith(downloads + path.sep)).toBe(true)
+    expect(path.basename(first.path)).toBe('Molecules “aspirin” filtered.csv')
+    expect(fs.existsSync(path.dirname(first.path))).toBe(true)
+    expect(first.download).toMatch(/^\/downloads\/[\w-]{32}\/Molecules%20/)
+    expect(second.download).not.toBe(first.download)
+    expect(second.path).not.toBe(first.path)
+  })
+
+  it('serves the file once it is complete, once, to the signed-in browser only', async () => {
+    const target = await chooseCsv('Plates')
+    expect((await rawRequest(target.download)).status).toBe(404)
+
+    fs.writeFileSync(target.path, 'ID,Name\n1,Ünïcode\n')
+    expect((await rawRequest(target.download, { cookie: null })).status).toBe(403)
+    const forged = target.download.replace(/\/downloads\/./, '/downloads/A')
+    expect((await rawRequest(forged)).status).toBe(404)
+    const head = await rawRequest(target.download, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+
+    const answer = await rawRequest(target.download)
+    expect(answer.status).toBe(200)
+    expect(answer.body).toBe('ID,Name\n1,Ünïcode\n')
+    expect(answer.headers['content-disposition']).toBe(
+      `attachment; filename="Plates.csv"; filename*=UTF-8''Plates.csv`,
+    )
+    expect(answer.headers['x-content-type-options']).toBe('nosniff')
+    await expect.poll(() => fs.existsSync(path.dirname(target.path))).toBe(false)
+    expect((await rawRequest(target.download)).status).toBe(404)
+  })
+
+  it('forgets the address of an export that was cancelled or failed', async () => {
+    const target = await chooseCsv('Runs')
+    services.events.emit('exports.progress', {
+      exportId: '00000000-0000-4000-8000-000000000000',
+      state: 'cancelled',
+      path: target.path,
+      written: 0,
+      total: 10,
+      bytes: 0,
+    })
+    await expect.poll(() => fs.existsSync(path.dirname(target.path))).toBe(false)
+    fs.mkdirSync(path.dirname(target.path), { recursive: true })
+    fs.writeFileSync(target.path, 'late')
+    expect((await rawRequest(target.download)).status).toBe(404)
+  })
+
+  it('refuses to show a folder, and a bad argument, as values', async () => {
+    expect(await request('app.showInFolder', { path: '/etc/passwd' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_argument', message: expect.stringMatching(/downloads/) },
+    })
+    expect(
+      await request('app.chooseSavePath', { format: 'pdf', suggestedName: 'Molecules' }),
+    ).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid_argument',
+        message: expect.stringMatching(/^Invalid argument for app.chooseSavePath: format/),
+      },
+    })
+  })
+})

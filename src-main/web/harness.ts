@@ -13,12 +13,15 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
+import type { AppInfo } from '../shared/app-info.ts'
+import { withDesktopShell } from '../ipc/app/desktop-shell.ts'
 import type { Dispatch } from '../ipc/dispatcher.ts'
 import { AppError } from '../shared/app-error.ts'
 import { contentSecurityPolicy } from '../shared/content-security-policy.ts'
 import type { EventBus } from '../shared/events.ts'
 import { silentLogger, type Logger } from '../shared/logger.ts'
 import { createHarnessAccess, sameSecret, type HarnessAccess } from './access.ts'
+import { downloadPrefix, Downloads } from './downloads.ts'
 import { SocketBridge } from './socket-bridge.ts'
 import { contentTypeOf, resolveStaticFile } from './static-files.ts'
 
@@ -58,7 +61,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const clientScript = await loadClientScript()
   const secret = randomBytes(32).toString('hex')
 
-  const bridge = new SocketBridge(options.dispatch, options.events, log)
+  // Exports are saved as downloads: the page has no save dialog here.
+  const downloads = new Downloads(await downloadsFolder(options.dispatch), options.events, log)
+  const dispatch = withDesktopShell(options.dispatch, downloads)
+  const bridge = new SocketBridge(dispatch, options.events, log)
   const sockets = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes })
   const server = http.createServer()
   await listen(server, options.port ?? 0)
@@ -125,6 +131,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       return
     }
     const rawPath = pathOf(request)
+    if (rawPath.startsWith(downloadPrefix)) {
+      await downloads.serve(rawPath, response, securityHeaders, headOnly)
+      return
+    }
     if (rawPath === '/' || rawPath === '/index.html') {
       const html = injectClientScript(await readIndexHtml(rendererDir), secret)
       respond(response, 200, html, contentTypeOf('index.html'), headOnly)
@@ -174,6 +184,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       await new Promise<void>((resolve) => sockets.close(() => resolve()))
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await downloads.close()
     },
   }
 }
@@ -203,6 +214,14 @@ function upgradeRefusal(
     return { status: '403 Forbidden', reason: 'Missing or wrong secret.' }
   }
   return undefined
+}
+
+/** `<dataDir>/downloads`, the data folder as the services tell any page. */
+async function downloadsFolder(dispatch: Dispatch): Promise<string> {
+  const info = await dispatch('app.info', {})
+  if (!info.ok)
+    throw new AppError('internal', `No data folder for downloads: ${info.error.message}`)
+  return path.join((info.value as AppInfo).dataDir, 'downloads')
 }
 
 function pathOf(request: http.IncomingMessage): string {

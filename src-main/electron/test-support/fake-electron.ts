@@ -179,6 +179,13 @@ class FakeApp extends EventEmitter {
   readonly quit = vi.fn()
   readonly exit = vi.fn()
   readonly getVersion = vi.fn(() => '0.1.0-test')
+  /** The folders `getPath` answers (a test points `documents` at a temporary folder). */
+  readonly paths = new Map<string, string>()
+  readonly getPath = vi.fn((name: string) => {
+    const found = this.paths.get(name)
+    if (found === undefined) throw new Error(`Failed to get '${name}' path`)
+    return found
+  })
   #becomeReady = () => {}
   #ready = this.#readyPromise()
 
@@ -211,6 +218,7 @@ class FakeApp extends EventEmitter {
     this.removeAllListeners()
     this.isPackaged = false
     this.lockAvailable = true
+    this.paths.clear()
     this.#ready = this.#readyPromise()
   }
 }
@@ -290,6 +298,11 @@ interface FakeMessageBoxOptions {
   cancelId?: number
 }
 
+interface FakeSaveDialogOptions {
+  defaultPath?: string
+  filters?: Array<{ name: string; extensions: string[] }>
+}
+
 class FakeDialog {
   /** The buttons the person will press, in order; after that, the dialog's cancel button. */
   readonly responses: number[] = []
@@ -300,6 +313,20 @@ class FakeDialog {
     ) => {
       const options = args.length === 2 ? args[1] : args[0]
       return { response: this.responses.shift() ?? options.cancelId ?? 0, checkboxChecked: false }
+    },
+  )
+  /**
+   * The files the person will pick in save dialogs, in order (null: they cancel); after that,
+   * every save dialog is cancelled.
+   */
+  readonly savePaths: Array<string | null> = []
+  /** Takes `(options)` or `(window, options)`, as Electron's does. */
+  readonly showSaveDialog = vi.fn(
+    async (
+      ..._args: [FakeSaveDialogOptions] | [FakeBrowserWindow | null, FakeSaveDialogOptions]
+    ) => {
+      const filePath = this.savePaths.shift() ?? null
+      return filePath === null ? { canceled: true, filePath: '' } : { canceled: false, filePath }
     },
   )
 }
@@ -327,6 +354,7 @@ const session = { defaultSession: new FakeSession() }
 const shell = {
   openExternal: vi.fn(async (_url: string) => {}),
   openPath: vi.fn(async (_path: string) => ''),
+  showItemInFolder: vi.fn((_path: string) => {}),
 }
 const Menu = {
   applicationMenu: null as { template: unknown[] } | null,
@@ -363,5 +391,6 @@ export function resetFakeElectron(): void {
   session.defaultSession = new FakeSession()
   Menu.applicationMenu = null
   dialog.responses.length = 0
+  dialog.savePaths.length = 0
   screen.displays = [{ workArea: { x: 0, y: 0, width: 1920, height: 1040 } }]
 }

@@ -1,2 +1,7 @@
-export const appChannels = ['app.info', 'app.status'] as const
+export const appChannels = [
+  'app.info',
+  'app.status',
+  'app.chooseSavePath',
+  'app.showInFolder',
+] as const
 export type AppChannel = (typeof appChannels)[number]
