@@ -126,6 +126,104 @@ export function visibleRange(
   }
 }
 
+/**
+ * The tallest body the table lays out. Chromium stops an element near 33.5 million pixels (and
+ * counts them after page zoom), so a million 60-pixel rows would end early; 10 million leaves room
+ * for a zoom of 300%.
+ */
+export const bodyHeightLimit = 10_000_000
+
+/**
+ * How the viewport's scroll position relates to the rows. Below the limit, one pixel of scroll is
+ * one pixel of rows. Past it the body is only `bodyHeight` tall and a scroll position stands for a
+ * proportional place in the rows: its *offset*, the pixels of rows above the viewport.
+ */
+export interface ScrollScale {
+  scaled: boolean
+  /** The height to give the body. */
+  bodyHeight: number
+  /** The offset that shows the last row at the bottom of the viewport. */
+  maxOffset: number
+  /** The scroll position at the end of the body. */
+  maxScrollTop: number
+}
+
+/** `viewportHeight` is the height rows are seen through: the viewport below the header. */
+export function scrollScale(
+  count: number,
+  rowHeight: number,
+  viewportHeight: number,
+  limit = bodyHeightLimit,
+): ScrollScale {
+  const naturalHeight = Math.max(0, count) * Math.max(0, rowHeight)
+  const bodyHeight = Math.min(naturalHeight, limit)
+  const seen = Math.max(0, viewportHeight)
+  return {
+    scaled: naturalHeight > limit,
+    bodyHeight,
+    maxOffset: Math.max(0, naturalHeight - seen),
+    maxScrollTop: Math.max(0, bodyHeight - seen),
+  }
+}
+
+/** The offset a scroll position stands for, in whole pixels. */
+export function offsetOfScrollTop(scale: ScrollScale, scrollTop: number): number {
+  if (!scale.scaled) return Math.max(0, scrollTop)
+  if (scale.maxScrollTop <= 0 || scrollTop <= 0) return 0
+  // A zoomed page can leave the scroll position a fraction short of its end; the end still shows
+  // the last row whole.
+  if (scrollTop >= scale.maxScrollTop - 1) return scale.maxOffset
+  return Math.round((scrollTop * scale.maxOffset) / scale.maxScrollTop)
+}
+
+/** The scroll position that stands for an offset, in whole pixels. */
+export function scrollTopOfOffset(scale: ScrollScale, offset: number): number {
+  const clamped = Math.min(scale.maxOffset, Math.max(0, offset))
+  if (!scale.scaled) return clamped
+  if (scale.maxOffset <= 0) return 0
+  return Math.round((clamped * scale.maxScrollTop) / scale.maxOffset)
+}
+
+/**
+ * An offset the table scrolled to itself (for a key or the wheel), kept exact while the viewport
+ * stays at the scroll position it was set with: rounding through the scroll position would move a
+ * scaled table by several pixels, so a revealed row would show cut.
+ */
+export interface OffsetAnchor {
+  scrollTop: number
+  offset: number
+}
+
+/** The offset to show at a scroll position, the anchor's while the viewport has not moved. */
+export function offsetAt(
+  scale: ScrollScale,
+  scrollTop: number,
+  anchor: OffsetAnchor | null,
+): number {
+  if (!scale.scaled) return Math.max(0, scrollTop)
+  if (anchor && Math.abs(anchor.scrollTop - scrollTop) < 0.5) {
+    return Math.min(scale.maxOffset, Math.max(0, anchor.offset))
+  }
+  return offsetOfScrollTop(scale, scrollTop)
+}
+
+/**
+ * Where the first rendered row (`start`) goes in the body: its own place below the limit; past it
+ * the rows are placed relative to the viewport, which shows the body from `scrollTop` on.
+ */
+export function windowTop(start: number, rowHeight: number, scrollTop: number, offset: number) {
+  return Math.max(0, scrollTop) + start * rowHeight - offset
+}
+
+const wheelLinePixels = 40
+
+/** A wheel event's movement in pixels, whatever unit (pixels, lines, pages) it came in. */
+export function wheelPixels(delta: number, deltaMode: number, pageHeight: number): number {
+  if (deltaMode === 1) return delta * wheelLinePixels
+  if (deltaMode === 2) return delta * pageHeight
+  return delta
+}
+
 /** The scroll position that brings row `index` fully into a viewport of `height` pixels. */
 export function scrollToReveal(
   index: number,
