@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { readReadoutRows } from '../readouts/readout-rows.ts'
 import { rowOf } from '../testing/rows.ts'
-import { plateContents } from './plate-contents.ts'
+import { plateContents, readoutMarks } from './plate-contents.ts'
 
 describe('plateContents', () => {
   it('reads batches and samples from the wells, controls from layouts and readout rows', () => {
@@ -37,5 +37,27 @@ describe('plateContents', () => {
 
   it('reads a plate without wells as empty', () => {
     expect(plateContents(rowOf('plates', { id: 2, wells: 'n/a' }), [], [])).toEqual([])
+  })
+
+  it('reads readout rows’ wells and control states without their values, as readReadoutRows does', () => {
+    const records = [
+      rowOf('readout_rows', {
+        id: 7,
+        well: 'A02',
+        control_state: ' + ',
+        readouts: { 18: { value: 4.2 } },
+      }),
+      rowOf('readout_rows', { id: 8, well: 'AF48', control_state: 'sample' }),
+      rowOf('readout_rows', { id: 9 }),
+      { ...rowOf('readout_rows', { well: 'B01', control_state: '-' }), id: null },
+    ]
+    expect(readoutMarks(records)).toEqual([
+      { id: 7, well: 'A02', control: '+' },
+      { id: 8, well: 'AF48', control: null },
+      { id: 9, well: null, control: null },
+    ])
+    expect(readoutMarks(records).map(({ id, well, control }) => ({ id, well, control }))).toEqual(
+      readReadoutRows(records).map(({ id, well, control }) => ({ id, well, control })),
+    )
   })
 })

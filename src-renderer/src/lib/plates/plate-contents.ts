@@ -4,7 +4,7 @@
  * readout rows measured on it (each row names its well and, for controls, its state).
  */
 import type { CachedRecord } from '../bridge.ts'
-import { controlStateOf, type ReadoutRow } from '../readouts/readout-rows.ts'
+import { controlStateOf, type ControlState } from '../readouts/readout-rows.ts'
 import {
   toLinkId,
   toNumber,
@@ -23,10 +23,35 @@ function coordinatesOf(well: JsonObject): { row: number; column: number } | null
   return position === null ? null : parseWellPosition(position)
 }
 
+/** What the layout needs of a readout row measured on the plate: its well and control state. */
+export interface ReadoutMark {
+  id: number
+  well: string | null
+  control: ControlState | null
+}
+
+/**
+ * The wells and control states of a plate's readout rows, without their values: a 1536-well
+ * plate links thousands of rows, and reading every value (`readReadoutRows`) took about 120 ms of
+ * its page's first draw where the layout needs two columns.
+ */
+export function readoutMarks(rows: readonly CachedRecord[]): ReadoutMark[] {
+  const marks: ReadoutMark[] = []
+  for (const row of rows) {
+    if (row.id === null) continue
+    marks.push({
+      id: row.id,
+      well: toText(row.columns.well),
+      control: controlStateOf(row.columns.control_state),
+    })
+  }
+  return marks
+}
+
 export function plateContents(
   plate: CachedRecord,
   controlLayouts: readonly CachedRecord[],
-  readoutRows: readonly ReadoutRow[],
+  readoutRows: readonly Omit<ReadoutMark, 'id'>[],
 ): WellContent[] {
   const contents: WellContent[] = []
   for (const well of toObjects(plate.json.wells)) {
