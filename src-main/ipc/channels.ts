@@ -13,6 +13,7 @@ import { outboxChannels } from './outbox/channels.ts'
 import { platesChannels } from './plates/channels.ts'
 import { recordChannels } from './records/channels.ts'
 import { resultsChannels } from './results/channels.ts'
+import { searchesChannels } from './searches/channels.ts'
 import { syncChannels } from './sync/channels.ts'
 import { vaultChannels } from './vaults/channels.ts'
 
@@ -29,6 +30,7 @@ export const requestChannels = [
   ...outboxChannels,
   ...chemChannels,
   ...exportChannels,
+  ...searchesChannels,
 ] as const
 
 export type RequestChannel = (typeof requestChannels)[number]

@@ -17,6 +17,7 @@ import { outboxSchemas, type OutboxResults } from './outbox/contract.ts'
 import { platesSchemas, type PlatesResults } from './plates/contract.ts'
 import { recordSchemas, type RecordResults } from './records/contract.ts'
 import { resultsSchemas, type ResultsResults } from './results/contract.ts'
+import { searchesSchemas, type SearchesResults } from './searches/contract.ts'
 import { syncSchemas, type SyncResults } from './sync/contract.ts'
 import { vaultSchemas, type VaultResults } from './vaults/contract.ts'
 
@@ -34,6 +35,7 @@ export const requestSchemas = {
   ...outboxSchemas,
   ...chemSchemas,
   ...exportSchemas,
+  ...searchesSchemas,
 } satisfies Record<RequestChannel, z.ZodType>
 
 export interface RequestResults
@@ -49,7 +51,8 @@ export interface RequestResults
     SyncResults,
     OutboxResults,
     ChemResults,
-    ExportResults {}
+    ExportResults,
+    SearchesResults {}
 
 /** Fails to compile when the results and the channel list disagree. */
 export type EveryResultTyped = AssertNever<

@@ -9,6 +9,7 @@ import { outboxHandlers } from './outbox/handlers.ts'
 import { platesHandlers } from './plates/handlers.ts'
 import { recordHandlers } from './records/handlers.ts'
 import { resultsHandlers } from './results/handlers.ts'
+import { searchesHandlers } from './searches/handlers.ts'
 import { syncHandlers } from './sync/handlers.ts'
 import { vaultHandlers } from './vaults/handlers.ts'
 import type { RequestHandlers } from './dispatcher.ts'
@@ -28,5 +29,6 @@ export function createHandlers(services: Services): RequestHandlers {
     ...outboxHandlers(services),
     ...chemHandlers(services),
     ...exportHandlers(services),
+    ...searchesHandlers(services),
   }
 }

@@ -18,6 +18,7 @@ import { ConnectionsRepository } from '../store/connections-repository.ts'
 import { SettingsRepository } from '../store/settings-repository.ts'
 import { BrowseService } from './browse-service.ts'
 import { ResultsService } from './results-service.ts'
+import { SavedSearchesService } from './saved-searches-service.ts'
 import { CurvesService } from './curves-service.ts'
 import { PlatesService } from './plates-service.ts'
 import { LocalChemService, type ChemService } from './chem-service.ts'
@@ -59,6 +60,8 @@ export interface Services {
   readonly chem: ChemService
   /** Exports of any list to CSV, SD file, Excel or JSON Lines, offline. */
   readonly exports: ExportService
+  /** The vault's saved searches from the cache, in words, and as offline lists. */
+  readonly searches: SavedSearchesService
   readonly demo: DemoVault
   /** What the person did that the server does not have yet; sent in the background. */
   readonly outbox: Outbox
@@ -243,6 +246,7 @@ export function createServices(options: ServiceOptions): Services {
     plates: new PlatesService({ runtimes, outbox }),
     chem,
     exports,
+    searches: new SavedSearchesService(runtimes),
     demo,
     outbox,
     outboxDesk,

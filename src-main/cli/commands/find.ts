@@ -10,6 +10,11 @@ import {
   readListQuestion,
   standardOutput,
 } from '../list-question.ts'
+import {
+  readSavedSearchQuestion,
+  savedSearchOptions,
+  savedSearchUsage,
+} from '../saved-search-option.ts'
 
 /** What `vault-desk find --json` prints (written as it is read, however many records). */
 export interface FindResult {
@@ -30,18 +35,24 @@ export const findCommand: Command = {
   name: 'find',
   summary:
     'List or search cached records of a vault (molecules unless KIND is given), offline; structure searches of molecules too.',
-  usage: `vault-desk find ${listQuestionUsage} [--offset N] [--limit N] [--json]`,
+  usage: `vault-desk find ${listQuestionUsage} [--offset N] [--limit N] [--json]\n       vault-desk find ${savedSearchUsage} [--offset N] [--limit N] [--json]`,
   options: {
     ...listQuestionOptions,
+    ...savedSearchOptions,
     limit: { type: 'string' },
     offset: { type: 'string' },
   },
   async run(context) {
-    const asked = readListQuestion(context, 'find')
+    const saved = context.values.saved !== undefined
+    if (!saved && context.values['translatable-part'] !== undefined) {
+      throw new AppError('invalid_argument', '--translatable-part goes with --saved NAME.')
+    }
+    const typed = saved ? undefined : readListQuestion(context, 'find')
     const offset = countOption(context.values.offset, '--offset', 0) ?? 0
     const limit = countOption(context.values.limit, '--limit', 1)
     const { runtime } = chooseConnection(context)
     const services = context.services()
+    const asked = typed ?? readSavedSearchQuestion(context, services, runtime.id)
     await prepareListQuestion(context, services, runtime.id, asked)
     const { vaultId, question } = asked
     const pages = services.exports.pages(runtime.id, vaultId, question, {

@@ -6,6 +6,7 @@ import { findCommand } from './find.ts'
 import { importCommand } from './import.ts'
 import { infoCommand } from './info.ts'
 import { outboxCommand } from './outbox.ts'
+import { searchesCommand } from './searches.ts'
 import { statusCommand } from './status.ts'
 import { syncCommand } from './sync.ts'
 import { uploadCommand } from './upload.ts'
@@ -16,6 +17,7 @@ export const commands: readonly Command[] = [
   syncCommand,
   statusCommand,
   findCommand,
+  searchesCommand,
   exportCommand,
   curvesCommand,
   uploadCommand,

@@ -1,0 +1,331 @@
+/**
+ * Saved searches offline: the real executable against the simulator over loopback. The vault's
+ * saved searches of each criterion type are synced, listed in words, run offline with
+ * `find --saved`, and each answer is compared with the vault's own run of the same saved search
+ * (an export, online). Searches with parts the local search cannot ask are refused with those
+ * parts named, and run only when the translatable part is asked for.
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { VaultClient } from '../../src-main/api/client.ts'
+import { LimiterRegistry } from '../../src-main/api/limiter-registry.ts'
+import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+
+const bin = path.resolve(import.meta.dirname, '../../bin/vault-desk.js')
+let sim: VaultSim
+let client: VaultClient
+let dataDir: string
+let token: string
+let main: number
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function vaultDesk(args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const { DBUS_SESSION_BUS_ADDRESS: _bus, ...inherited } = process.env
+    const child = spawn(
+      process.execPath,
+      [bin, ...args, '--base-url', sim.baseUrl, '--token-env', 'VD_TOKEN'],
+      { env: { ...inherited, VAULT_DESK_DATA_DIR: dataDir, VD_TOKEN: token } },
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stdin.end('')
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+interface Listed {
+  id: number
+  name: string
+  project: { id: number; name: string | null } | null
+  words: string
+  runsOffline: boolean
+  untranslated: { part: string; words: string; reason: string }[]
+}
+
+const searchIds = new Map<string, number>()
+
+/**
+ * The vault's own answer: its run of the saved search (always an export), as molecule ids, all
+ * of them or only those of a project (the vault adds the molecules of public data sets, which
+ * belong to no project).
+ */
+async function vaultAnswer(name: string): Promise<{ all: number[]; inProjects: number[] }> {
+  const finished = await client.searches.run(main, searchIds.get(name)!)
+  const all: number[] = []
+  const inProjects: number[] = []
+  for await (const molecule of finished.records()) {
+    all.push(molecule.id!)
+    if ((molecule.projects ?? []).length > 0) inProjects.push(molecule.id!)
+  }
+  return { all: all.sort((a, b) => a - b), inProjects: inProjects.sort((a, b) => a - b) }
+}
+
+async function offlineAnswer(name: string, ...extra: string[]): Promise<Run & { ids: number[] }> {
+  const run = await vaultDesk([
+    'find',
+    '--vault',
+    String(main),
+    '--saved',
+    name,
+    ...extra,
+    '--json',
+  ])
+  if (run.code !== 0) return { ...run, ids: [] }
+  const found = JSON.parse(run.stdout) as { records: { id: number }[] }
+  return { ...run, ids: found.records.map((record) => record.id).sort((a, b) => a - b) }
+}
+
+/** A list of the vault, read online. */
+async function vaultGet(resource: string): Promise<unknown[]> {
+  const response = await fetch(`${sim.baseUrl}/vaults/${main}/${resource}`, {
+    headers: { 'X-SVC-Token': token },
+  })
+  expect(response.status).toBe(200)
+  const body = (await response.json()) as { objects?: unknown[] } | unknown[]
+  return Array.isArray(body) ? body : (body.objects ?? [])
+}
+
+beforeAll(async () => {
+  sim = await startVaultSim({
+    port: 0,
+    seed: 'demo',
+    exportTiming: { startDelayMs: 5, durationMs: 20 },
+  })
+  token = sim.cast.users.admin.tokens[0]!
+  main = sim.cast.vaults.main.id
+  client = new VaultClient({
+    baseUrl: sim.baseUrl,
+    token,
+    limiters: new LimiterRegistry(),
+    exportPolling: { minIntervalMs: 2, maxIntervalMs: 10 },
+  })
+  const kinaseProject = sim.cast.projects.kinase.id
+  const protocols = (await vaultGet('protocols')) as {
+    id: number
+    name: string
+    readout_definitions: { id: number; name: string }[]
+  }[]
+  const kinase = protocols.find((protocol) => protocol.name === 'Kinase IC50 (ADP-Glo)')!
+  const inhibition = kinase.readout_definitions.find((readout) => readout.name === '% Inhibition')!
+  const [collection] = (await vaultGet('collections')) as { id: number }[]
+  const molecules = (await vaultGet('molecules?page_size=200')) as {
+    smiles: string
+    projects: { id: number }[]
+  }[]
+  const kinaseMolecule = molecules.find((molecule) =>
+    molecule.projects.some((project) => project.id === kinaseProject),
+  )!
+  const plans: [string, Record<string, unknown>][] = [
+    [
+      'Inhibitors over 50%',
+      {
+        protocol_criteria: [
+          {
+            protocol_id: kinase.id,
+            readout_definition_id: inhibition.id,
+            operator: '>',
+            readout_value: '50',
+          },
+        ],
+      },
+    ],
+    [
+      'Quinazolines inhibiting',
+      {
+        structure: 'c1ncnc2ccccc12',
+        structure_search_type: 'substructure',
+        protocol_criteria: [
+          {
+            protocol_id: kinase.id,
+            readout_definition_id: inhibition.id,
+            operator: 'from',
+            readout_value: '20',
+            readout_value_maximum: '90',
+          },
+        ],
+      },
+    ],
+    [
+      'Exactly a kinase compound',
+      { structure: kinaseMolecule.smiles, structure_search_type: 'exact' },
+    ],
+    [
+      'Near a kinase compound',
+      {
+        structure: kinaseMolecule.smiles,
+        structure_search_type: 'similarity',
+        structure_similarity_threshold: 0.5,
+      },
+    ],
+    [
+      'Named QZ in a collection',
+      {
+        keyword: 'QZ',
+        collection_criteria: [{ collection_id: collection!.id }],
+        molecule_criteria: [{ name: 'Supplier ID', text_value: 'SUP' }],
+        structure: 'c1ccccc1',
+        structure_search_type: 'substructure',
+      },
+    ],
+  ]
+  for (const [name, criteria] of plans) {
+    await client.searches.create(main, {
+      name,
+      projects: [kinaseProject],
+      search_criteria: criteria,
+    })
+  }
+  for (const search of await client.searches.list(main)) {
+    searchIds.set(search.name!, search.search_id!)
+  }
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-cli-saved-'))
+  const synced = await vaultDesk(['sync', '--vault', String(main)])
+  expect(synced.code, synced.stderr).toBe(0)
+}, 180_000)
+
+afterAll(async () => {
+  await sim?.stop()
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
+})
+
+const scope = "or in the public data set 'Reference Compounds'"
+const translatable = [
+  'Quinazoline cores',
+  'Priority 1 compounds',
+  'Inhibitors over 50%',
+  'Quinazolines inhibiting',
+  'Exactly a kinase compound',
+  'Near a kinase compound',
+]
+
+describe('vault-desk searches', () => {
+  it("lists the vault's saved searches with their criteria in words", async () => {
+    const run = await vaultDesk(['searches', '--vault', String(main), '--json'])
+    expect(run.code, run.stderr).toBe(0)
+    const { searches } = JSON.parse(run.stdout) as { searches: Listed[] }
+    const byName = new Map(searches.map((search) => [search.name, search]))
+    expect([...byName.keys()].sort()).toEqual([...searchIds.keys()].sort())
+
+    expect(byName.get('Quinazoline cores')).toMatchObject({
+      words: `Molecules containing the substructure c1ncnc2ccccc12 in project 'Kinase Inhibitors' ${scope}`,
+      project: { id: sim.cast.projects.kinase.id, name: 'Kinase Inhibitors' },
+      runsOffline: false,
+    })
+    expect(byName.get('Priority 1 compounds')!.words).toBe(
+      `Molecules whose 'Priority' is 1 in project '${sim.cast.projects.gpcr.name}' ${scope}`,
+    )
+    expect(byName.get('Inhibitors over 50%')!.words).toBe(
+      `Molecules with results “Kinase IC50 (ADP-Glo): % Inhibition > 50 %” in project 'Kinase Inhibitors' ${scope}`,
+    )
+    // Every criterion of these translates: only the public data set is left out.
+    for (const name of translatable) {
+      expect(byName.get(name)!.untranslated, name).toEqual([
+        { part: 'scope', words: scope, reason: expect.stringContaining('public data sets') },
+      ])
+    }
+
+    const mixed = byName.get('Named QZ in a collection')!
+    expect(mixed.runsOffline).toBe(false)
+    expect(mixed.untranslated.map((part) => part.part).sort()).toEqual([
+      'collection_criteria',
+      'keyword',
+      'molecule_criteria[0]',
+      'scope',
+    ])
+    expect(mixed.words).toContain("whose name contains 'QZ'")
+    expect(mixed.words).toContain("whose 'Supplier ID' contains 'SUP'")
+    expect(mixed.words).toContain('containing the substructure c1ccccc1')
+
+    const human = await vaultDesk(['searches', '--vault', String(main)])
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).toContain('Named QZ in a collection  (does not run offline as saved')
+    expect(human.stdout).toContain(`not offline: ${scope}: `)
+  })
+})
+
+describe('vault-desk find --saved', () => {
+  it.each(translatable)(
+    'runs %s offline and finds what the vault finds in the project',
+    async (name) => {
+      const offline = await offlineAnswer(name, '--translatable-part')
+      expect(offline.code, offline.stderr).toBe(0)
+      expect(offline.stderr).toContain(`Saved search '${name}': Molecules`)
+      expect(offline.stderr).toContain(`left out (not offline): ${scope}`)
+      const online = await vaultAnswer(name)
+      expect(offline.ids).toEqual(online.inProjects)
+    },
+  )
+
+  it('compares lists that are not empty, and the public data set does add molecules', async () => {
+    const counts = await Promise.all(
+      [
+        'Quinazoline cores',
+        'Priority 1 compounds',
+        'Inhibitors over 50%',
+        'Near a kinase compound',
+        'Exactly a kinase compound',
+      ].map(vaultAnswer),
+    )
+    for (const { inProjects } of counts) expect(inProjects.length).toBeGreaterThan(0)
+    expect(counts.some(({ all, inProjects }) => all.length > inProjects.length)).toBe(true)
+  })
+
+  it('refuses a search with untranslatable parts, naming them, and runs the rest when asked', async () => {
+    const plain = await offlineAnswer('Quinazoline cores')
+    expect(plain.code).toBe(1)
+    expect(plain.stderr).toContain("Saved search 'Quinazoline cores' cannot run offline as saved")
+    expect(plain.stderr).toContain('scope')
+
+    const refused = await offlineAnswer('Named QZ in a collection')
+    expect(refused.code).toBe(1)
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'validation' } })
+    for (const part of ['keyword', 'collection_criteria', 'molecule_criteria[0]']) {
+      expect(refused.stderr).toContain(part)
+    }
+
+    const partial = await offlineAnswer('Named QZ in a collection', '--translatable-part')
+    expect(partial.code, partial.stderr).toBe(0)
+    expect(partial.stderr).toContain("left out (not offline): whose name contains 'QZ'")
+    expect(partial.stderr).toContain('left out (not offline): in collection')
+    // The translatable part alone (benzene rings in the project) holds the vault's answer.
+    const online = await vaultAnswer('Named QZ in a collection')
+    expect(partial.ids.length).toBeGreaterThan(online.inProjects.length)
+    expect(online.inProjects.every((id) => partial.ids.includes(id))).toBe(true)
+  })
+
+  it('says which saved searches exist when the name is unknown', async () => {
+    const run = await offlineAnswer('No such search')
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain("no saved search 'No such search'")
+    expect(run.stderr).toContain("'Quinazoline cores'")
+  })
+
+  it('refuses --saved mixed with a typed search', async () => {
+    const run = await vaultDesk([
+      'find',
+      '--vault',
+      String(main),
+      '--saved',
+      'Quinazoline cores',
+      '--text',
+      'x',
+    ])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('--saved runs a saved search as saved')
+    const stray = await vaultDesk(['find', '--vault', String(main), '--translatable-part'])
+    expect(stray.code).toBe(2)
+    expect(stray.stderr).toContain('--translatable-part goes with --saved NAME')
+  })
+})
