@@ -7,6 +7,8 @@ export const exitCodes = {
   usage: 2,
   offline: 3,
   authentication: 4,
+  /** A command that syncs or sends found another process (the app) doing so for its data folder. */
+  dataFolderBusy: 5,
 } as const
 
 export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes]

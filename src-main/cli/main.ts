@@ -11,6 +11,8 @@ import type { CliIo } from './cli-io.ts'
 import type { Command, OptionSpec } from './command.ts'
 import { commands } from './commands/index.ts'
 import { exitCodeFor, exitCodes, type ExitCode } from './exit-codes.ts'
+import { DataFolderBusy, holdDataFolder, lockHelp, lockOptions } from './data-folder-access.ts'
+import type { DataFolderLock } from '../services/data-folder-lock.ts'
 
 const globalOptions: OptionSpec = {
   help: { type: 'boolean', short: 'h' },
@@ -20,6 +22,7 @@ const globalOptions: OptionSpec = {
   connection: { type: 'string' },
   'base-url': { type: 'string' },
   'token-env': { type: 'string' },
+  ...lockOptions,
 }
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
@@ -63,17 +66,33 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   }
 
   let services: Services | undefined
+  let lock: DataFolderLock | undefined
+  let holder: string | undefined
+  const positionals = parsed.positionals.slice(1)
   try {
+    if (command.syncsOrSends?.(positionals)) {
+      try {
+        lock = await holdDataFolder(command.name, values, io)
+      } catch (error) {
+        const waiting = values.wait === true || values['wait-timeout'] !== undefined
+        if (!(error instanceof DataFolderBusy) || !command.queuesForTheHolder || waiting)
+          throw error
+        holder = error.holder
+        io.stderr(`vault-desk ${command.name}: queued only: ${holder} sends it.\n`)
+      }
+    }
     const output = await command.run({
       values,
-      positionals: parsed.positionals.slice(1),
+      positionals,
       json,
       io,
+      ...(holder ? { holder } : {}),
       services: () =>
         (services ??= createServices({
           host: 'cli',
           env: io.env,
           ...(typeof values['data-dir'] === 'string' ? { dataDir: values['data-dir'] } : {}),
+          ...(lock ? { dataFolderLock: lock } : {}),
         })),
     })
     if (!output.streamed) {
@@ -83,12 +102,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     }
     return output.exitCode ?? exitCodes.ok
   } catch (error) {
+    if (error instanceof DataFolderBusy) {
+      io.stderr(`vault-desk ${command.name}: ${error.message}\n`)
+      if (json) {
+        const value = { code: 'data_folder_busy', message: error.message, holder: error.holder }
+        io.stdout(`${JSON.stringify({ error: value }, null, 2)}\n`)
+      }
+      return exitCodes.dataFolderBusy
+    }
     const value = toErrorValue(error)
     io.stderr(`vault-desk ${command.name}: ${value.message}\n`)
     if (json) io.stdout(`${JSON.stringify({ error: value }, null, 2)}\n`)
     return exitCodeFor(value.code)
   } finally {
     await services?.close()
+    lock?.release()
   }
 }
 
@@ -121,8 +149,9 @@ const globalHelp = `Options for every command:
                     (tokens are never taken as arguments)
   -h, --help        show help
   -V, --version     show the version
-
-Exit codes: 0 ok, 1 failure, 2 usage error, 3 offline or unreachable, 4 authentication.
+${lockHelp}
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 offline or unreachable, 4 authentication,
+5 another Vault Desk process (the app) syncs this data folder.
 `
 
 function generalHelp(): string {

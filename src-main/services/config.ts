@@ -78,8 +78,9 @@ export function defaultDataDir(
 /**
  * What Vault Desk keeps in its data folder, each made private by the module that creates it: the
  * app and outbox databases (with their companions and any copy set aside), the caches, the
- * outbox's copies of files, the logs, the demo vault and the window's state. Only these are
- * closed at start: a data folder chosen by hand may hold the person's own files too.
+ * outbox's copies of files, the logs, the demo vault, the window's state and the lock of the
+ * process that syncs (data-folder-lock.ts). Only these are closed at start: a data folder chosen
+ * by hand may hold the person's own files too.
  */
 const dataFolderEntries = [
   /^app\.db/,
@@ -89,6 +90,7 @@ const dataFolderEntries = [
   /^logs$/,
   /^demo-vault$/,
   /^window-state\.json/,
+  /^vault-desk\.lock/,
 ]
 
 /** What `prepareDataDir` closed that an earlier version had left open, and what it could not. */

@@ -25,6 +25,7 @@ import { LocalChemService, type ChemService } from './chem-service.ts'
 import { structureIngest } from './structure-ingest.ts'
 import { OutboxDesk } from './outbox-desk.ts'
 import { prepareDataDir, resolveConfig, type Config, type ConfigSources } from './config.ts'
+import { describeHolder, tryTakeDataFolderLock, type DataFolderLock } from './data-folder-lock.ts'
 import type { ClientTuning } from './connection-runtime.ts'
 import { ConnectionRuntimes } from './connection-runtimes.ts'
 import { ConnectionsService } from './connections-service.ts'
@@ -95,6 +96,21 @@ export interface ServiceOptions extends ConfigSources {
   structureIngest?: boolean
   /** Chemistry worker threads (two by default). */
   chemWorkers?: number
+  /**
+   * The data folder's lock (data-folder-lock.ts), taken by the caller (the CLI, for a command that
+   * syncs or sends) and released when the services close. Hosts that stay up take it themselves.
+   */
+  dataFolderLock?: DataFolderLock
+}
+
+/** How often a host that stays up looks again for a data folder another process holds. */
+const dataFolderRetryMs = 2_000
+
+/** How hosts name themselves in the data folder's lock. */
+const lockHolderNames: Record<Config['host'], string> = {
+  electron: 'the Vault Desk app',
+  web: 'the Vault Desk browser preview',
+  cli: 'the vault-desk command',
 }
 
 export function createServices(options: ServiceOptions): Services {
@@ -226,9 +242,38 @@ export function createServices(options: ServiceOptions): Services {
     log: log.child({ component: 'exports' }),
   })
   let closing: Promise<void> | undefined
+  let lock = options.dataFolderLock
+  let lockRetry: ReturnType<typeof setInterval> | undefined
   if (options.background ?? config.host !== 'cli') {
-    sync.startScheduling()
-    outbox.start()
+    // Only the process holding the data folder syncs and sends. Another holder (a CLI sync, a
+    // second host) leaves this one reading the caches until it can take the folder over.
+    const startWriting = () => {
+      sync.startScheduling()
+      outbox.start()
+    }
+    const attempt = lock
+      ? ({ held: true, lock } as const)
+      : tryTakeDataFolderLock(config.dataDir, lockHolderNames[config.host])
+    if (attempt.held) {
+      lock = attempt.lock
+      startWriting()
+    } else {
+      log.warn('another process syncs this data folder: waiting for it to finish', {
+        holder: describeHolder(attempt.holder),
+      })
+      lockRetry = setInterval(() => {
+        try {
+          const retry = tryTakeDataFolderLock(config.dataDir, lockHolderNames[config.host])
+          if (!retry.held) return
+          clearInterval(lockRetry)
+          lock = retry.lock
+          log.info('took over the data folder: syncing and sending')
+          startWriting()
+        } catch (error) {
+          log.error('cannot take the data folder lock', { error })
+        }
+      }, dataFolderRetryMs)
+    }
   }
 
   return {
@@ -260,6 +305,7 @@ export function createServices(options: ServiceOptions): Services {
     }),
     // Once: a host may close on several paths (window closed, quit, a failed start).
     close() {
+      clearInterval(lockRetry)
       closing ??= (async () => {
         await exports.close()
         await sync.close()
@@ -271,7 +317,7 @@ export function createServices(options: ServiceOptions): Services {
         await runtimes.closeAll()
         db.close()
         log.info('services stopped')
-      })()
+      })().finally(() => lock?.release())
       return closing
     },
   }

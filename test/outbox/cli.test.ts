@@ -79,6 +79,46 @@ function file(name: string, contents: string): string {
 }
 
 describe('vault-desk upload, import and outbox', () => {
+  it('queues only beside the app holding the data folder, which sends it', async () => {
+    const holder = spawn(
+      process.execPath,
+      [
+        path.resolve(import.meta.dirname, '../services/lock-holder-child.ts'),
+        dataDir,
+        'the Vault Desk app',
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    )
+    await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()))
+    try {
+      const spectrum = file('beside-the-app.csv', 'ppm,intensity\n7.26,100\n')
+      const upload = await vaultDesk([
+        'upload',
+        '--vault',
+        String(vaultId),
+        '--to',
+        `molecule:${moleculeId}`,
+        spectrum,
+        '--json',
+      ])
+      expect(upload.code, upload.stderr).toBe(0)
+      expect(upload.stderr).toContain('queued only: the Vault Desk app')
+      expect(JSON.parse(upload.stdout)).toMatchObject({
+        sentHere: false,
+        items: [
+          { state: 'queued', summary: `Attach beside-the-app.csv to molecule ${moleculeId}` },
+        ],
+      })
+    } finally {
+      holder.stdin!.end()
+      await new Promise((resolve) => holder.once('exit', resolve))
+    }
+    // The holder gone, whoever sends next sends it.
+    const send = await vaultDesk(['outbox', 'send'])
+    expect(send.code, send.stderr).toBe(0)
+    expect(send.stdout).toMatch(/^1 sent;/)
+  })
+
   it('queues offline and returns at once, then sends what is queued when the server is back', async () => {
     await network.off()
     const spectrum = file('spectrum.csv', 'ppm,intensity\n7.26,100\n')

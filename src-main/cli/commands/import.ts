@@ -26,6 +26,8 @@ export const importCommand: Command = {
     project: { type: 'string' },
     'mapping-template': { type: 'string' },
   },
+  syncsOrSends: () => true,
+  queuesForTheHolder: true,
   async run(context) {
     const vaultId = vaultIdOption(context.values.vault)
     const project = stringOption(context.values.project)
@@ -52,7 +54,7 @@ export const importCommand: Command = {
         ...(template !== undefined ? { mapping_template: idOrName(template) } : {}),
       },
     })
-    const delivery = await deliver(services, items)
+    const delivery = await deliver(services, items, context.holder)
     return {
       document: delivery,
       exitCode: deliveryExitCode(delivery),

@@ -55,6 +55,7 @@ export const outboxCommand: Command = {
   summary: 'List what waits to be sent; retry or discard an item; send what is queued.',
   usage,
   options: { all: { type: 'boolean' } },
+  syncsOrSends: ([action]) => action === 'send' || action === 'retry',
   async run(context) {
     const services = context.services()
     const outbox = services.outbox

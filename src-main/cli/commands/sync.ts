@@ -38,6 +38,7 @@ export const syncCommand: Command = {
   usage:
     'vault-desk sync [--connection NAME | --base-url URL --token-env VAR] [--vault ID] [--json]',
   options: { vault: { type: 'string' } },
+  syncsOrSends: () => true,
   async run(context) {
     const vaultId = vaultIdOption(context.values.vault)
     const services = context.services()

@@ -34,6 +34,8 @@ export const uploadCommand: Command = {
   summary: 'Queue a file for a molecule, run, protocol or ELN entry, and send it when online.',
   usage,
   options: { vault: { type: 'string' }, to: { type: 'string' } },
+  syncsOrSends: () => true,
+  queuesForTheHolder: true,
   async run(context) {
     const vaultId = vaultIdOption(context.values.vault)
     if (vaultId === undefined)
@@ -52,7 +54,7 @@ export const uploadCommand: Command = {
       file: path.resolve(file),
       target: { kind: target.kind, ref: { id: target.id } },
     })
-    const delivery = await deliver(services, items)
+    const delivery = await deliver(services, items, context.holder)
     return {
       document: delivery,
       exitCode: deliveryExitCode(delivery),
