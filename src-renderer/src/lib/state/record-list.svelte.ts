@@ -224,18 +224,29 @@ export class RecordList {
   }
 
   #ask(page: number) {
+    const args: ListArgs = {
+      ...this.listQuestion(),
+      limit: this.#pages.pageSize,
+      offset: page * this.#pages.pageSize,
+    }
+    return this.#bridge.invoke('records.list', args)
+  }
+
+  /**
+   * The list's question as `records.list` takes it, paging aside: searched, filtered, narrowed to
+   * the project, by structure, sorted (what an export of the list asks too).
+   */
+  listQuestion(): Omit<ListArgs, 'limit' | 'offset'> {
     const { connectionId, vaultId, kind, projectFilter, fixedFilters } = this.options
     const filters = { ...this.filters, ...fixedFilters }
     if (projectFilter === 'project_id' && this.projectId !== null) {
       filters.project_id = this.projectId
     }
     const text = this.text.trim()
-    const args: ListArgs = {
+    return {
       connectionId,
       vaultId,
       kind,
-      limit: this.#pages.pageSize,
-      offset: page * this.#pages.pageSize,
       ...(text ? { text } : {}),
       ...(Object.keys(filters).length > 0 ? { filters } : {}),
       ...(projectFilter === 'projects' && this.projectId !== null
@@ -250,6 +261,5 @@ export class RecordList {
           }
         : {}),
     }
-    return this.#bridge.invoke('records.list', args)
   }
 }

@@ -326,11 +326,14 @@ export class ResultsTable {
   }
 
   #ask(offset: number, limit: number): Promise<Result<TableAnswer>> {
-    return this.#bridge.invoke('results.table', { ...this.#tableArgs(), limit, offset })
+    return this.#bridge.invoke('results.table', { ...this.tableQuestion(), limit, offset })
   }
 
-  /** The question as `results.table` takes it: columns by position, the rest trimmed. */
-  #tableArgs(): TableArgs {
+  /**
+   * The question as `results.table` takes it, paging aside: columns by position, the rest
+   * trimmed (what an export of the table asks too).
+   */
+  tableQuestion(): Omit<TableArgs, 'limit' | 'offset'> {
     const { connectionId, vaultId } = this.options
     const { level, columns, sort, ranges, picked } = this.question
     const keys = columns.map(columnKey)
