@@ -6,13 +6,14 @@
  * pull brings have no modified_at to compare with.) The mouse is never used; at every step the
  * focus is on something and drawn, and a dialog gives the focus back to what opened it.
  */
-import type { Locator, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
 import { networkSwitch, type NetworkSwitch } from '../outbox/support/network-switch.ts'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
+import { focusOf, tabTo as tabToIn } from './support/keyboard.ts'
 
 const available = requirement(chromiumInstalled(), 'Chromium (/usr/bin/chromium)')
 
@@ -91,46 +92,9 @@ describe.runIf(available)('keyboard-only work through the outbox in Chromium', (
     return { id, name: ((await (await vault(`/molecules/${id}`)).json()) as { name: string }).name }
   }
 
-  /** What has focus, as a person would say it, and whether a focus indicator is drawn on it. */
-  async function focus(): Promise<{ name: string; visible: boolean }> {
-    return (await page.evaluate(`(() => {
-      const element = document.activeElement
-      if (!element || element === document.body) return { name: 'nothing', visible: false }
-      const label = element.labels?.[0]?.textContent
-      const name = element.getAttribute('aria-label') ?? label ?? element.textContent ?? ''
-      // The ring may be drawn by the element or by a frame around it (a grid's table).
-      let drawn = false
-      for (let around = element, level = 0; around && level < 3 && !drawn; around = around.parentElement, level++) {
-        const style = getComputedStyle(around)
-        drawn = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow.includes('inset') || (around === element && style.boxShadow !== 'none')
-      }
-      return {
-        name: element.tagName.toLowerCase() + ': ' + name.trim().replace(/\\s+/g, ' '),
-        visible: element.matches(':focus-visible') && drawn,
-      }
-    })()`)) as { name: string; visible: boolean }
-  }
-
-  /** Presses Tab (or Shift+Tab) until the focus is on what `wanted` names; fails past `steps`. */
-  async function tabTo(
-    wanted: RegExp,
-    { back = false, steps = 80, inside }: { back?: boolean; steps?: number; inside?: Locator } = {},
-  ): Promise<void> {
-    const seen: string[] = []
-    for (let step = 0; step < steps; step++) {
-      const now = await focus()
-      const within =
-        inside === undefined ||
-        (await inside.evaluate((element) => element.contains(element.ownerDocument.activeElement)))
-      if (wanted.test(now.name) && within) {
-        expect(now.visible, `a focus indicator on ${now.name}`).toBe(true)
-        return
-      }
-      seen.push(now.name)
-      await page.keyboard.press(back ? 'Shift+Tab' : 'Tab')
-    }
-    throw new Error(`Tab never reached ${wanted}; it went through: ${seen.join(' | ')}`)
-  }
+  const focus = () => focusOf(page)
+  const tabTo = (wanted: RegExp, options: Parameters<typeof tabToIn>[2] = {}) =>
+    tabToIn(page, wanted, options)
 
   /** The focus is on what `wanted` names (it may take a render to get there), and drawn. */
   async function expectFocusOn(wanted: RegExp): Promise<void> {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
+import { focusOf, tabTo as tabToIn } from './support/keyboard.ts'
 
 const available = requirement(chromiumInstalled(), 'Chromium (/usr/bin/chromium)')
 
@@ -16,40 +17,9 @@ describe.runIf(available)('keyboard-only use in Chromium', () => {
   let page: Page
   let problems: () => Promise<string[]>
 
-  /** What has focus, as a person would say it, and whether a focus indicator is drawn on it. */
-  async function focus(): Promise<{ name: string; visible: boolean }> {
-    return (await page.evaluate(`(() => {
-      const element = document.activeElement
-      if (!element || element === document.body) return { name: 'nothing', visible: false }
-      const label = element.labels?.[0]?.textContent
-      const name = element.getAttribute('aria-label') ?? label ?? element.textContent ?? ''
-      // The ring may be drawn by the element or by a frame around it (a grid's table).
-      let drawn = false
-      for (let around = element, level = 0; around && level < 3 && !drawn; around = around.parentElement, level++) {
-        const style = getComputedStyle(around)
-        drawn = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow.includes('inset') || (around === element && style.boxShadow !== 'none')
-      }
-      return {
-        name: element.tagName.toLowerCase() + ': ' + name.trim().replace(/\\s+/g, ' '),
-        visible: element.matches(':focus-visible') && drawn,
-      }
-    })()`)) as { name: string; visible: boolean }
-  }
-
-  /** Presses Tab (or Shift+Tab) until the focus is on what `wanted` names; fails past `steps`. */
-  async function tabTo(wanted: RegExp, { back = false, steps = 60 } = {}): Promise<void> {
-    const seen: string[] = []
-    for (let step = 0; step < steps; step++) {
-      const now = await focus()
-      if (wanted.test(now.name)) {
-        expect(now.visible, `a focus indicator on ${now.name}`).toBe(true)
-        return
-      }
-      seen.push(now.name)
-      await page.keyboard.press(back ? 'Shift+Tab' : 'Tab')
-    }
-    throw new Error(`Tab never reached ${wanted}; it went through: ${seen.join(' | ')}`)
-  }
+  const focus = () => focusOf(page)
+  const tabTo = (wanted: RegExp, options: Parameters<typeof tabToIn>[2] = {}) =>
+    tabToIn(page, wanted, options)
 
   const heading = () => page.getByRole('heading', { level: 1 })
   const count = () => page.getByRole('status').filter({ hasText: /molecules$/ })
