@@ -16,15 +16,11 @@ import { AppError } from '../shared/app-error.ts'
 import { silentLogger, type Logger } from '../shared/logger.ts'
 import { CurveFitPool } from '../store/curve-fit-pool.ts'
 import type { CurveSeries } from '../store/curve-fits.ts'
-import type {
-  CurveCalculation,
-  CurveSelection,
-  PendingReadoutRow,
-  PendingSeriesEdit,
-} from '../store/curve-queries.ts'
+import type { CurveCalculation, CurveSelection, PendingSeriesEdit } from '../store/curve-queries.ts'
 import type { ReadoutIndexBacklog } from '../store/readout-index.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
+import { pendingReadoutRows } from './pending-readout-rows.ts'
 
 export type { CurveCalculation, CurveSeries }
 
@@ -191,7 +187,7 @@ export class CurvesService {
   ): Promise<CurvesAnswer> {
     if (this.#closed) throw new AppError('cancelled', 'The curves service has shut down.')
     const cache = this.#options.runtimes.get(connectionId).cache
-    const pending = this.#pending(connectionId, vaultId)
+    const pending = pendingReadoutRows(this.#options.outbox, connectionId, vaultId)
     const pendingSeries = this.#pendingSeries(connectionId, vaultId)
     const pool = (this.#pool ??= new CurveFitPool({
       ...(this.#options.workers !== undefined ? { size: this.#options.workers } : {}),
@@ -269,24 +265,6 @@ export class CurvesService {
         : [
             {
               seriesId: pending.id,
-              record: pending.record,
-              state: pending.state,
-              itemIds: pending.itemIds,
-            },
-          ],
-    )
-  }
-
-  /** Corrections of readout rows waiting in the outbox, as the cache's rows with them applied. */
-  #pending(connectionId: string, vaultId: number): PendingReadoutRow[] {
-    const outbox = this.#options.outbox
-    if (!outbox) return []
-    return outbox.pendingList(connectionId, vaultId, 'readout_rows').flatMap((pending) =>
-      pending.id === null
-        ? []
-        : [
-            {
-              rowId: pending.id,
               record: pending.record,
               state: pending.state,
               itemIds: pending.itemIds,

@@ -9,15 +9,11 @@
 import Database from 'better-sqlite3'
 import type { PlateQualityOptions } from '../../src-common/analysis/plate-quality.ts'
 import { AppError } from '../shared/app-error.ts'
-import {
-  PlateQueries,
-  type PendingReadoutRow,
-  type PlateAnswer,
-  type RunPlatesAnswer,
-} from '../store/plate-queries.ts'
+import { PlateQueries, type PlateAnswer, type RunPlatesAnswer } from '../store/plate-queries.ts'
 import type { ReadoutIndexBacklog } from '../store/readout-index.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
+import { pendingReadoutRows } from './pending-readout-rows.ts'
 
 export interface PlateQuestion {
   definitionId?: number
@@ -59,7 +55,7 @@ export class PlatesService {
     plateId: number,
     question: PlateQuestion = {},
   ): PlateQualityAnswer {
-    const pending = this.#pending(connectionId, vaultId)
+    const pending = pendingReadoutRows(this.#options.outbox, connectionId, vaultId)
     return this.#read(connectionId, (queries) =>
       queries.plate(vaultId, plateId, { ...question, pending }),
     )
@@ -72,7 +68,7 @@ export class PlatesService {
     runId: number,
     question: RunPlatesQuestion = {},
   ): RunPlatesQualityAnswer {
-    const pending = this.#pending(connectionId, vaultId)
+    const pending = pendingReadoutRows(this.#options.outbox, connectionId, vaultId)
     return this.#read(connectionId, (queries) =>
       queries.runPlates(vaultId, runId, { ...question, pending }),
     )
@@ -103,23 +99,5 @@ export class PlatesService {
     } finally {
       db.close()
     }
-  }
-
-  /** Readout rows with corrections waiting in the outbox, as their pending copies. */
-  #pending(connectionId: string, vaultId: number): PendingReadoutRow[] {
-    const outbox = this.#options.outbox
-    if (!outbox) return []
-    return outbox.pendingList(connectionId, vaultId, 'readout_rows').flatMap((pending) =>
-      pending.id === null
-        ? []
-        : [
-            {
-              rowId: pending.id,
-              record: pending.record,
-              state: pending.state,
-              itemIds: pending.itemIds,
-            },
-          ],
-    )
   }
 }

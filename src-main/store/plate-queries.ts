@@ -20,6 +20,7 @@ import { givenText } from '../../src-common/analysis/readouts/readout-value.ts'
 import { readResultRow } from '../../src-common/analysis/readouts/result-rows.ts'
 import { toLinkId, toNumber, toText, type JsonObject } from '../../src-common/values.ts'
 import { AppError } from '../shared/app-error.ts'
+import type { PendingReadoutRow } from './curve-queries.ts'
 
 /**
  * Plates as the readout value index sees them: the readouts measured on a plate (per run, since a
@@ -146,14 +147,6 @@ export interface RunPlatesQuestion {
   definitionId?: number
   quality?: PlateQualityOptions
   pending?: readonly PendingReadoutRow[]
-}
-
-/** A readout row with changes waiting in the outbox: its cached copy with the changes applied. */
-export interface PendingReadoutRow {
-  rowId: number
-  record: JsonObject
-  state: string
-  itemIds: number[]
 }
 
 /** A cell of the value index, as selected below. */
