@@ -8,7 +8,18 @@ import tseslint from 'typescript-eslint'
  * Layers of src-main, highest first: a layer may import only from layers listed after it (and from
  * src-common, below them all).
  */
-const layers = ['ipc', 'services', 'sync', 'export', 'store', 'api', 'secrets', 'chem', 'shared']
+const layers = [
+  'ipc',
+  'services',
+  'intake',
+  'sync',
+  'export',
+  'store',
+  'api',
+  'secrets',
+  'chem',
+  'shared',
+]
 
 /** @param {string} layer */
 const importsAbove = (layer) =>
