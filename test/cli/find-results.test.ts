@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exportReadersHere, readCsv } from '../support/export-readers.ts'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
 
 const bin = path.resolve(import.meta.dirname, '../../bin/vault-desk.js')
@@ -149,5 +150,122 @@ describe('vault-desk find --readout', () => {
     ])
     expect(units.code).toBe(2)
     expect(units.stderr).toMatch(/kg/)
+  })
+})
+
+describe.runIf(exportReadersHere())('vault-desk export --results', () => {
+  const kinase = 'Kinase IC50 (ADP-Glo)'
+
+  it('writes the results table the criteria narrow, sorted by a column, as CSV', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-results-table-'))
+    try {
+      const file = path.join(folder, 'kinase.csv')
+      const run = await vaultDesk([
+        'export',
+        '--vault',
+        String(main),
+        '--results',
+        '--protocol',
+        kinase,
+        '--readout',
+        `${kinase}: % Inhibition > 50`,
+        '--sort',
+        `${kinase}: % Inhibition`,
+        '--descending',
+        '--format',
+        'csv',
+        '--output',
+        file,
+      ])
+      expect(run.code, run.stderr).toBe(0)
+      const [header, ...rows] = readCsv(file)
+      expect(header!.slice(0, 3)).toEqual(['ID', 'Name', 'SMILES'])
+      const inhibition = header!.indexOf(`${kinase}: % Inhibition`)
+      expect(inhibition).toBeGreaterThan(2)
+      expect(header).toContain(`${kinase}: IC50`)
+
+      const protocols = (await (
+        await fetch(`${sim.baseUrl}/vaults/${main}/protocols`, {
+          headers: { 'X-SVC-Token': token },
+        })
+      ).json()) as { objects?: unknown[] } | unknown[]
+      const list = (Array.isArray(protocols) ? protocols : (protocols.objects ?? [])) as {
+        id: number
+        name: string
+        readout_definitions: { id: number; name: string }[]
+      }[]
+      const protocol = list.find((entry) => entry.name === kinase)!
+      const definition = protocol.readout_definitions.find(
+        (readout) => readout.name === '% Inhibition',
+      )!
+      const online = await vaultAnswer([
+        {
+          protocol_id: protocol.id,
+          readout_definition_id: definition.id,
+          operator: '>',
+          readout_value: '50',
+        },
+      ])
+      expect(rows.map((row) => Number(row[0])).sort((a, b) => a - b)).toEqual(online)
+      // The criterion holds for a row of each molecule; the column shows each one's aggregate.
+      const values = rows.map((row) => Number(row[inhibition]))
+      expect(values.every(Number.isFinite)).toBe(true)
+      expect(values).toEqual([...values].sort((a, b) => b - a))
+      expect(values[0]).toBeGreaterThan(50)
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true })
+    }
+  })
+
+  it('names what is wrong with a results table and exits 2', async () => {
+    const unknown = await vaultDesk([
+      'export',
+      '--vault',
+      String(main),
+      '--results',
+      '--protocol',
+      'Kinase',
+      '--format',
+      'csv',
+    ])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain(`No protocol with results is named "Kinase"`)
+    expect(unknown.stderr).toContain(kinase)
+    const readout = await vaultDesk([
+      'export',
+      '--vault',
+      String(main),
+      '--results',
+      '--column',
+      `${kinase}: Potency`,
+      '--format',
+      'jsonl',
+    ])
+    expect(readout.code).toBe(2)
+    expect(readout.stderr).toContain('has no readout "Potency"')
+    const stray = await vaultDesk([
+      'export',
+      '--vault',
+      String(main),
+      '--protocol',
+      kinase,
+      '--format',
+      'csv',
+    ])
+    expect(stray.code).toBe(2)
+    expect(stray.stderr).toContain('--protocol goes with --results')
+    const plates = await vaultDesk([
+      'export',
+      '--vault',
+      String(main),
+      'plates',
+      '--results',
+      '--protocol',
+      kinase,
+      '--format',
+      'csv',
+    ])
+    expect(plates.code).toBe(2)
+    expect(plates.stderr).toContain('not per plates')
   })
 })

@@ -6,7 +6,11 @@ import {
   isExportFormat,
   type ExportFormat,
 } from '../../export/formats.ts'
-import type { ExportRequest, ExportSummary } from '../../services/export-service.ts'
+import type {
+  ExportRequest,
+  ExportSummary,
+  ResultsExportRequest,
+} from '../../services/export-service.ts'
 import { AppError } from '../../shared/app-error.ts'
 import type { Command, CommandContext } from '../command.ts'
 import { chooseConnection } from '../connection-choice.ts'
@@ -18,14 +22,21 @@ import {
   standardOutput,
   throttled,
 } from '../list-question.ts'
+import { completeReadoutIndex } from '../readout-index-progress.ts'
+import {
+  readResultsQuestion,
+  resultsQuestionOptions,
+  resultsQuestionUsage,
+} from '../results-question.ts'
 
 export const exportCommand: Command = {
   name: 'export',
   summary:
-    'Export a list or search of cached records (molecules unless KIND is given) to CSV, SD file, Excel or JSON Lines, offline, streamed.',
-  usage: `vault-desk export ${listQuestionUsage} --format ${exportFormats.join('|')} [--all-fields] [--bom] [--output FILE] [--json]`,
+    'Export a list or search of cached records (molecules unless KIND is given), or a results table (--results), to CSV, SD file, Excel or JSON Lines, offline, streamed.',
+  usage: `vault-desk export ${listQuestionUsage} ${resultsQuestionUsage} --format ${exportFormats.join('|')} [--all-fields] [--bom] [--output FILE] [--json]`,
   options: {
     ...listQuestionOptions,
+    ...resultsQuestionOptions,
     format: { type: 'string' },
     'all-fields': { type: 'boolean' },
     bom: { type: 'boolean' },
@@ -51,19 +62,46 @@ export const exportCommand: Command = {
         `An ${formatInfo[format].label} is binary: give --output FILE, or redirect standard output to a file.`,
       )
     }
+    const results = context.values.results === true
+    if (!results) {
+      const stray = Object.keys(resultsQuestionOptions).find(
+        (name) => context.values[name] !== undefined,
+      )
+      if (stray) throw new AppError('invalid_argument', `--${stray} goes with --results.`)
+    } else if (context.values['all-fields'] === true) {
+      throw new AppError(
+        'invalid_argument',
+        '--all-fields goes with lists: a results table has the columns it names.',
+      )
+    }
     const { runtime } = chooseConnection(context)
     const services = context.services()
     await prepareListQuestion(context, services, runtime.id, asked)
-    const request: ExportRequest = {
-      connectionId: runtime.id,
-      vaultId: asked.vaultId,
-      question: asked.question,
-      format,
-      columns: context.values['all-fields'] === true ? 'all' : 'view',
-      ...(context.values.bom === true ? { bom: true } : {}),
-    }
+    if (results)
+      completeReadoutIndex(context, services.runtimes.get(runtime.id).cache, asked.vaultId)
     const summary = await cancellable(async (signal) => {
       const options = { signal, onProgress: progressOnStderr(context, asked.question.kind) }
+      if (results) {
+        const catalogue = services.results.catalogue(runtime.id, asked.vaultId).protocols
+        const request: ResultsExportRequest = {
+          connectionId: runtime.id,
+          vaultId: asked.vaultId,
+          question: readResultsQuestion(context, catalogue, asked),
+          format,
+          ...(context.values.bom === true ? { bom: true } : {}),
+        }
+        return stdout
+          ? services.exports.writeResults(request, stdout.stream, options)
+          : services.exports.resultsToFile(request, path.resolve(file!), options)
+      }
+      const request: ExportRequest = {
+        connectionId: runtime.id,
+        vaultId: asked.vaultId,
+        question: asked.question,
+        format,
+        columns: context.values['all-fields'] === true ? 'all' : 'view',
+        ...(context.values.bom === true ? { bom: true } : {}),
+      }
       return stdout
         ? services.exports.write(request, stdout.stream, options)
         : services.exports.toFile(request, path.resolve(file!), options)
