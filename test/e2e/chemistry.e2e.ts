@@ -53,6 +53,8 @@ describe.runIf(available)('chemistry offline in Chromium: drawings, structure se
     await expect.poll(() => thumbnails.count(), { timeout: 20_000 }).toBeGreaterThan(5)
     const source = await thumbnails.first().getAttribute('src')
     expect(source).toMatch(/^data:image\/svg\+xml/)
+    // A screen reader hears the molecule's formula with its name.
+    expect(await thumbnails.first().getAttribute('alt')).toMatch(/^Structure of .+, C\d*H?\d*/)
     // Only the rows in view are drawn.
     expect(await thumbnails.count()).toBeLessThan(40)
     await page.screenshot({ path: app.screenshotPath('chemistry-thumbnails.png') })
