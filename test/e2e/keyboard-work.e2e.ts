@@ -1,6 +1,7 @@
 /**
  * Keyboard-only flows for work that waits in the outbox (issue 31), in Chromium over the simulator
- * reached through a relay the tests switch off: queue a file through the drop zone's chooser, edit
+ * reached through a relay the tests switch off: connect to the vault from the welcome screen,
+ * queue a file through the drop zone's chooser, edit
  * a notebook entry offline, and resolve the conflict of a readout corrected offline that a
  * colleague changed on the vault meanwhile. (A notebook edit cannot conflict yet: the entries a
  * pull brings have no modified_at to compare with.) The mouse is never used; at every step the
@@ -126,24 +127,9 @@ describe.runIf(available)('keyboard-only work through the outbox in Chromium', (
       probeBackoff: { baseDelayMs: 100, maxDelayMs: 1000 },
       outbox: { retry: { baseDelayMs: 100, maxDelayMs: 1000 }, pollMs: 50 },
     })
-    const added = await app.services.connections.add({
-      name: 'Lab',
-      baseUrl: `http://127.0.0.1:${network.port}/api/v1`,
-      token,
-      sessionOnly: true,
-    })
-    const connectionId = added.connection.id
-    await until(
-      'the first sync has completed',
-      () =>
-        app.services.sync.states().find((state) => state.connectionId === connectionId)
-          ?.lastOutcome === 'completed',
-      110_000,
-    )
-    const session = await app.open(`#/molecules/${molecule.id}`)
+    const session = await app.open()
     page = session.page
     problems = session.problems
-    await page.getByRole('heading', { level: 2, name: molecule.name }).waitFor({ timeout: 60_000 })
   }, 180_000)
 
   afterEach(async () => {
@@ -156,6 +142,46 @@ describe.runIf(available)('keyboard-only work through the outbox in Chromium', (
     await network?.close()
     await sim?.stop()
   })
+
+  it('connects to a vault from the welcome screen', async () => {
+    await page.getByRole('button', { name: 'Connect to a vault' }).waitFor({ timeout: 60_000 })
+    await tabTo(/^button: Connect to a vault$/)
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: 'Connect to a vault' })
+    await dialog.waitFor()
+    await tabTo(/^input: Vault address/, { inside: dialog })
+    await page.keyboard.press('ControlOrMeta+A')
+    await page.keyboard.type(`http://127.0.0.1:${network.port}/api/v1`)
+    await tabTo(/^input: (API )?token/i, { inside: dialog })
+    await page.keyboard.type(token)
+    await tabTo(/^input: Name/, { inside: dialog })
+    await page.keyboard.type('Lab')
+    // Enter in a field submits the form, as the Connect button would.
+    await page.keyboard.press('Enter')
+    // Without a keychain here, the window offers to keep the token for this session only.
+    const sessionOnly = dialog.getByRole('button', { name: 'Use for this session only' })
+    await expect
+      .poll(async () => (await sessionOnly.isVisible()) || !(await dialog.isVisible()), {
+        timeout: 30_000,
+      })
+      .toBe(true)
+    if (await sessionOnly.isVisible()) {
+      await tabTo(/^button: Use for this session only$/, { inside: dialog })
+      await page.keyboard.press('Enter')
+    }
+    await dialog.waitFor({ state: 'hidden', timeout: 30_000 })
+    const connectionId = app.services.connections.list()[0]!.id
+    await until(
+      'the first sync has completed',
+      () =>
+        app.services.sync.states().find((state) => state.connectionId === connectionId)
+          ?.lastOutcome === 'completed',
+      110_000,
+    )
+    // The later flows start from the molecule's page, reached by its address.
+    await page.evaluate((hash) => (location.hash = hash), `#/molecules/${molecule.id}`)
+    await page.getByRole('heading', { level: 2, name: molecule.name }).waitFor({ timeout: 60_000 })
+  }, 180_000)
 
   it('queues a file from the drop zone’s chooser offline, and sends it once online', async () => {
     await network.off()
