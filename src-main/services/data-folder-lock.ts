@@ -6,7 +6,8 @@
  * `status`, `export`...) never take it: SQLite lets them read beside the writer.
  *
  * The file is created atomically (`wx`) and names its holder. A lock left by a process that died
- * (its pid no longer runs on this host) is taken over, under a second atomic file so that two
+ * (its pid no longer runs on this host, or runs a process started after the lock was taken, or the
+ * lock is older than the machine's boot) is taken over, under a second atomic file so that two
  * processes taking over the same stale lock never both win.
  */
 import fs from 'node:fs'
@@ -172,13 +173,50 @@ function readLockFile(file: string): DataFolderHolder | 'missing' | 'unreadable'
 function isAlive(holder: DataFolderHolder): boolean {
   if (holder.host !== os.hostname()) return true
   if (holder.pid === process.pid) return true
+  const taken = Date.parse(holder.startedAt)
+  // A lock taken before this boot was a process of an earlier boot, whatever runs as its pid now.
+  if (Number.isFinite(taken) && taken < bootTimeMs() - clockSlackMs) return false
   try {
     process.kill(holder.pid, 0)
-    return true
   } catch (error) {
     // EPERM: it runs, as another account.
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false
   }
+  // The pid runs, but pids are reused: a process that started after the lock was taken is not
+  // the one that took it (the holder starts before it locks).
+  const started = processStartMs(holder.pid)
+  return !(started !== null && Number.isFinite(taken) && started > taken + clockSlackMs)
+}
+
+/** The uncertainty of the times compared: clock ticks, boot time read in whole seconds. */
+const clockSlackMs = 2_000
+
+/** When this machine booted (Linux: /proc/stat's btime; elsewhere from the uptime). */
+export function bootTimeMs(): number {
+  try {
+    const line = /^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))
+    if (line) return Number(line[1]) * 1000
+  } catch {
+    // Not Linux: the uptime below.
+  }
+  return Date.now() - os.uptime() * 1000
+}
+
+/**
+ * When a process started, where the system tells (Linux's /proc), else null. Its start time is
+ * in clock ticks since boot; user-visible ticks are 100 a second on every Linux architecture.
+ */
+export function processStartMs(pid: number): number | null {
+  let stat: string
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return null
+  }
+  // The command name may hold spaces and parentheses: the fields after it follow its last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const ticks = Number(fields[19])
+  return Number.isFinite(ticks) ? bootTimeMs() + ticks * 10 : null
 }
 
 function olderThan(file: string, ageMs: number): boolean {

@@ -5,7 +5,9 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
+  bootTimeMs,
   dataFolderLockName,
+  processStartMs,
   describeHolder,
   tryTakeDataFolderLock,
 } from '../../src-main/services/data-folder-lock.ts'
@@ -137,6 +139,35 @@ describe('the data folder lock', () => {
     if (taken.held) taken.lock.release()
     expect(fs.existsSync(lockFile())).toBe(false)
   })
+
+  it.runIf(fs.existsSync('/proc/self/stat'))(
+    'takes over a lock whose pid was reused by a later process, or that is older than this boot',
+    async () => {
+      // A process that runs now, started after the lock below was taken: not its holder.
+      const runner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'])
+      children.push(runner)
+      await expect.poll(() => processStartMs(runner.pid!)).not.toBeNull()
+      const lockTaken = new Date(processStartMs(runner.pid!)! - 60_000).toISOString()
+      const reused = { pid: runner.pid!, host: os.hostname(), startedAt: lockTaken, holder: 'x' }
+      fs.writeFileSync(lockFile(), JSON.stringify(reused))
+      const taken = tryTakeDataFolderLock(dataDir, 'this test')
+      expect(taken.held).toBe(true)
+      if (taken.held) taken.lock.release()
+
+      // The same process, had it taken the lock after it started, holds it.
+      const sinceStart = new Date(processStartMs(runner.pid!)! + 5_000).toISOString()
+      const live = { ...reused, startedAt: sinceStart }
+      fs.writeFileSync(lockFile(), JSON.stringify(live))
+      expect(tryTakeDataFolderLock(dataDir, 'this test')).toEqual({ held: false, holder: live })
+
+      // A lock from before the machine booted, whatever runs as its pid now (init here).
+      const beforeBoot = new Date(bootTimeMs() - 3_600_000).toISOString()
+      fs.writeFileSync(lockFile(), JSON.stringify({ ...live, pid: 1, startedAt: beforeBoot }))
+      const again = tryTakeDataFolderLock(dataDir, 'this test')
+      expect(again.held).toBe(true)
+      if (again.held) again.lock.release()
+    },
+  )
 
   it('never removes a lock that is no longer the one it took', () => {
     const taken = tryTakeDataFolderLock(dataDir, 'this test')
