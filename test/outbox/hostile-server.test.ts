@@ -1,8 +1,11 @@
+import path from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { VaultClient } from '../../src-main/api/client.ts'
 import { retryAfterCapMs } from '../../src-main/api/backoff.ts'
 import { LimiterRegistry } from '../../src-main/api/limiter-registry.ts'
 import { maxErrorTextLength } from '../../src-main/shared/error-text.ts'
+import { Redactor } from '../../src-main/shared/redactor.ts'
 import {
   loopbackServer,
   type LoopbackHandler,
@@ -100,5 +103,28 @@ describe('the outbox and a hostile server', () => {
     expect(lastError.endsWith('…')).toBe(true)
     expect(lastError).toMatch(/^bad request from \[redacted\]; /)
     expect(lastError).not.toContain(token)
+  })
+
+  it('scrubs a last error an older version stored with the token in it, when read', async () => {
+    const token = 'tok-stored-long-ago-91c2'
+    const { outbox, dataDir } = harness.open({ user: 'writer' })
+    const [item] = await outbox.queue({
+      connectionId,
+      vaultId: harness.vaultId,
+      operation: 'collection.create',
+      payload: { name: 'Refused by an older version' },
+    })
+    const stored = `Refused: token ${token} is not valid\u001b[2J`.padEnd(
+      maxErrorTextLength * 2,
+      '.',
+    )
+    const db = new Database(path.join(dataDir, 'outbox.db'))
+    db.prepare('UPDATE items SET last_error = ? WHERE id = ?').run(stored, item!.id)
+    db.close()
+    // This process learns the token (the connection's token is read when it starts).
+    new Redactor().add(token)
+    const lastError = outbox.item(item!.id).lastError!
+    expect(lastError).toMatch(/^Refused: token \[redacted\] is not valid\ufffd\[2J\.+…$/)
+    expect(lastError.length).toBe(maxErrorTextLength)
   })
 })

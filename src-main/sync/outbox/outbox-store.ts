@@ -1,3 +1,4 @@
+import { safeErrorText } from '../../shared/error-text.ts'
 import Database from 'better-sqlite3'
 import { AppError } from '../../shared/app-error.ts'
 import type { RecordKindName } from '../../store/record-kinds.ts'
@@ -877,7 +878,8 @@ function toItem(row: ItemRow): OutboxItem {
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at,
     attemptStartedAt: row.attempt_started_at,
-    lastError: row.last_error,
+    // Stored by an older version, or before this process learnt the token it may hold.
+    lastError: row.last_error === null ? null : safeErrorText(row.last_error),
     lastErrorKind: row.last_error_kind,
     baseModifiedAt: row.base_modified_at,
     theirs: parse<JsonObject>(row.theirs),
