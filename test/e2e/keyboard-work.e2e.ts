@@ -179,7 +179,7 @@ describe.runIf(available)('keyboard-only work through the outbox in Chromium', (
       110_000,
     )
     // The later flows start from the molecule's page, reached by its address.
-    await page.evaluate((hash) => (location.hash = hash), `#/molecules/${molecule.id}`)
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/molecules/${molecule.id}`)}`)
     await page.getByRole('heading', { level: 2, name: molecule.name }).waitFor({ timeout: 60_000 })
   }, 180_000)
 
