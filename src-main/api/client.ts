@@ -120,7 +120,9 @@ export class VaultClient {
       ),
     }
     this.vaults = new VaultsApi(context)
-    this.pickListValues = new PickListValuesApi(context)
+    this.pickListValues = new PickListValuesApi(context, (vaultId, call) =>
+      this.vaults.fields(vaultId, call),
+    )
     this.batchMoveJobs = new BatchMoveJobsApi(context)
     this.batches = new BatchesApi(context)
     this.collections = new CollectionsApi(context)

@@ -30,6 +30,7 @@ describe('pull plans', () => {
       'projects listed',
       'data_sets listed',
       'fields listed',
+      'pick_list_values listed',
       'users listed admin only',
       'molecules incremental carries batches ids export',
       'batches incremental ids',

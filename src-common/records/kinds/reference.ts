@@ -51,6 +51,8 @@ export const fields = declareKind({
 export const pickListValues = declareKind({
   name: 'pick_list_values',
   code: 5,
+  // After the fields (30): the pick list fields name whose values to read.
+  pull: { order: 35, mode: 'listed' },
   singular: 'Pick list value',
   plural: 'Pick list values',
   nameOf: (record) => toText(record.value ?? record.name),

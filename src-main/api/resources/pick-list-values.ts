@@ -4,8 +4,10 @@ import type { Page } from '../envelope.ts'
 import type { Paginated, PageWindow } from '../paginated.ts'
 import { fetchPage, paginate, type ListOptions } from '../resource-kit.ts'
 import { boolean, integer, object, optional, string, timestamp, type Infer } from '../shape.ts'
+import type { KindPulls } from '../kind-pull.ts'
 import type { CallOptions } from '../transport.ts'
 import { message, type Message } from './common.ts'
+import type { FieldsByCategory } from './vaults.ts'
 
 const pickListValue = object({
   id: integer,
@@ -23,12 +25,37 @@ export interface PickListValueWrite {
   hidden?: boolean
 }
 
+/** The vault's field definitions, as the vaults resource reads them. */
+type FieldsOfVault = (vaultId: number, options: CallOptions) => Promise<FieldsByCategory>
+
 /** The allowed values of a pick list field; changes are for vault administrators. */
 export class PickListValuesApi {
-  readonly #context: ApiContext
+  /**
+   * How sync reads pick lists (src-main/sync/kind-plans.ts): the values of every pick list field,
+   * each carrying its field's id, so that forms offer and check the values offline.
+   */
+  readonly pulls: KindPulls = {
+    pick_list_values: {
+      fetch: async (vaultId, call) => {
+        const fields = Object.values(await this.#fieldsOf(vaultId, call)).flat()
+        const values: PickListValue[] = []
+        for (const field of fields) {
+          if (field.data_type_name !== 'Pick List') continue
+          for await (const value of this.listAll(vaultId, field.id, call)) {
+            values.push({ ...value, field_id: value.field_id ?? field.id })
+          }
+        }
+        return values
+      },
+    },
+  }
 
-  constructor(context: ApiContext) {
+  readonly #context: ApiContext
+  readonly #fieldsOf: FieldsOfVault
+
+  constructor(context: ApiContext, fieldsOf: FieldsOfVault) {
     this.#context = context
+    this.#fieldsOf = fieldsOf
   }
 
   list(
