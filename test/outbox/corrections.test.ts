@@ -42,6 +42,21 @@ describe('corrections of every kind', () => {
       changes: {},
       event: { event_type: 'Debit', amount: 5, note: 'weighed out' },
     })
+    const [placed] = await queue('sample.create', {
+      batch_id: second!.id,
+      units: 'mL',
+      amount: 2,
+      location_id: 4242,
+      position: 'B07',
+    })
+    // Waiting in the outbox, a new sample shows where it will be kept, as the vault will show it.
+    const waiting = outbox.pendingList(connectionId, vaultId, 'inventory_samples')
+    expect(waiting.find((pending) => pending.createdBy === placed!.id)?.record).toMatchObject({
+      batch_id: second!.id,
+      location: { id: 4242, position: 'B07' },
+    })
+    // This vault has no such location: the sample is not sent.
+    outbox.discard(placed!.id)
     expect(outbox.pendingList(connectionId, vaultId, 'collections')[0]?.record).toMatchObject({
       name: 'Offline picks',
       molecules: [batch!.moleculeId, second!.moleculeId],

@@ -46,6 +46,10 @@ export const sampleCreate: Operation<NewSample> = {
       batch_id: payload.batch_id,
       units: payload.units,
       current_amount: payload.amount,
+      // Shown as the vault shows a sample's place, until the vault has it.
+      ...(payload.location_id
+        ? { location: { id: payload.location_id, position: payload.position ?? null } }
+        : {}),
       ...(payload.fields ? { fields: payload.fields } : {}),
     },
   }),
