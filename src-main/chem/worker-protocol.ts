@@ -12,6 +12,7 @@ import type {
   StructureInput,
 } from './structure-input.ts'
 import type { QueryLanguage, ResolvedQueryLanguage, SubstructureQuery } from './structure-query.ts'
+import type { NormalizedCriterion } from './structure-search-request.ts'
 import type { ScoredSlot } from './top-scores.ts'
 
 /** Which slots of the index a scan covers, and how the workers share them. */
@@ -56,6 +57,15 @@ export interface ChemTasks {
   computeDetails: {
     task: { indexId: string; items: DetailsInput[] }
     result: ComputedDetails[]
+    progress: never
+  }
+  /**
+   * A structure search of a few structures outside the index (molecules registered offline):
+   * each one's score (1 for a substructure or exact hit), or null where it does not match.
+   */
+  matchStructures: {
+    task: { structures: string[]; criterion: NormalizedCriterion }
+    result: (number | null)[]
     progress: never
   }
   canonicalizeStructure: {

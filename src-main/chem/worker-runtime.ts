@@ -12,6 +12,7 @@ import { RDKitToolkit, type Mol, type ParsedQuery } from './rdkit-toolkit.ts'
 import { scanSimilarities } from './similarity-scan.ts'
 import { computeStructure, morganFingerprintOf } from './structure-computation.ts'
 import { computeDetails, unknownDetails } from './structure-details.ts'
+import { matchStructures } from './structure-match.ts'
 import type { SubstructureQuery } from './structure-query.ts'
 import { scanSubstructures } from './substructure-scan.ts'
 import { webAssembly } from './shared-memory-runtime.ts'
@@ -76,6 +77,9 @@ export async function runChemWorker(port: MessagePort, data: ChemWorkerData): Pr
         }
       })
     },
+
+    matchStructures: (task, context) =>
+      matchStructures(rdkit, task.structures, task.criterion, context),
 
     canonicalizeStructure: (task) => {
       const mol = parseMoleculeOrThrow(task.text)

@@ -19,6 +19,8 @@ import type { PendingRecord } from '../sync/outbox/pending-records.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 import { AppError } from '../shared/app-error.ts'
 import type { StructureListOptions, StructurePage } from './chem-results.ts'
+import type { StructureCriterion } from '../chem/structure-search-request.ts'
+import { toCriterion } from './structure-list.ts'
 
 export interface CachedVault {
   id: number
@@ -69,6 +71,11 @@ export interface BrowseOutbox {
 /** What answers structure and property searches of molecules (the ChemService). */
 export interface StructureLists {
   list(connectionId: string, vaultId: number, options: StructureListOptions): Promise<StructurePage>
+  /** Scores of structures outside the index (molecules registered offline), null: no match. */
+  matchStructures?(
+    criterion: StructureCriterion,
+    structures: readonly string[],
+  ): Promise<(number | null)[]>
 }
 
 type Row = RecordRow<RecordKindName>
@@ -139,7 +146,9 @@ export class BrowseService {
   /**
    * A page of molecules answering a structure search or property ranges (with the list's text,
    * filters, fields and project), from the local structure index; records show their pending
-   * changes, and molecules created offline (not indexed yet) are not among them.
+   * changes. Molecules registered offline (not in the index) that match the structure come first
+   * on the first page, as in every list, and are counted (property ranges leave them out: their
+   * properties are computed once the vault has them).
    */
   async listStructure(
     connectionId: string,
@@ -155,7 +164,69 @@ export class BrowseService {
     }
     if (!this.#structures) throw new AppError('internal', 'Structure search is not available.')
     const page = await this.#structures.list(connectionId, vaultId, options)
-    return { ...page, rows: this.#withPending(connectionId, vaultId, 'molecules', page.rows) }
+    const rows = this.#withPending(connectionId, vaultId, 'molecules', page.rows)
+    const offline = await this.#offlineMatches(connectionId, vaultId, options)
+    if (offline.length === 0) return { ...page, rows }
+    return {
+      ...page,
+      total: page.total + offline.length,
+      rows: (options.offset ?? 0) === 0 ? [...offline, ...rows] : rows,
+    }
+  }
+
+  /**
+   * The molecules registered offline whose structure matches a list's structure search (best
+   * score first), among those its text, filters, fields and project allow. They are few: each is
+   * matched in a chemistry worker.
+   */
+  async #offlineMatches(
+    connectionId: string,
+    vaultId: number,
+    options: StructureListOptions,
+  ): Promise<Row[]> {
+    const structures = this.#structures
+    if (!this.#outbox || !options.structure || !structures?.matchStructures) return []
+    if (Object.keys(options.properties ?? {}).length > 0 || options.ids !== undefined) return []
+    const created = this.#outbox
+      .pendingList(connectionId, vaultId, 'molecules')
+      .flatMap((pending) => {
+        const text = structureTextOf(pending.record)
+        return pending.id === null && text !== null ? [{ pending, text }] : []
+      })
+    if (created.length === 0) return []
+    const scores = await structures.matchStructures(
+      toCriterion(options.structure),
+      created.map((molecule) => molecule.text),
+    )
+    const matched = created
+      .map((molecule, index) => ({ input: pendingInput(molecule.pending), score: scores[index] }))
+      .filter(
+        (match): match is { input: PendingInput; score: number } => typeof match.score === 'number',
+      )
+      .sort((a, b) => b.score - a.score)
+    if (matched.length === 0) return []
+    const cache = this.#runtimes.get(connectionId).cache
+    const { text, filters, fields, projectId } = options
+    const narrowed =
+      (text !== undefined && text.trim() !== '') ||
+      Object.keys(filters ?? {}).length > 0 ||
+      Object.keys(fields ?? {}).length > 0 ||
+      projectId !== undefined
+    const rows = matched.map(({ input }) => cache.pendingRow('molecules', input))
+    if (!narrowed) return rows
+    // Records created offline come first in a list: a page as long as them holds those allowed.
+    const allowed = new Set(
+      cache
+        .page(
+          'molecules',
+          vaultId,
+          { text, filters, fields, projectId, limit: matched.length },
+          matched.map(({ input }) => input),
+        )
+        .rows.filter((row) => row.id === null && row.pending)
+        .map((row) => row.pending!.createdBy),
+    )
+    return rows.filter((row) => allowed.has(row.pending?.createdBy ?? null))
   }
 
   /**
@@ -234,4 +305,13 @@ export class BrowseService {
       pending.events.emit('records.changed', { connectionId, vaultId, kinds: [...kinds] })
     }
   }
+}
+
+/** The structure a molecule registered offline was given, as its overlay holds it. */
+function structureTextOf(record: JsonObject): string | null {
+  for (const member of ['molfile', 'cxsmiles', 'smiles']) {
+    const text = toText(record[member])
+    if (text !== null && text.trim() !== '') return text
+  }
+  return null
 }

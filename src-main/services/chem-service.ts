@@ -13,6 +13,10 @@ import { molecularPropertyNames } from '../../src-common/chem/molecular-properti
 import type { Depiction } from '../chem/structure-engine.ts'
 import { maximumStructureLength } from '../chem/structure-input.ts'
 import type { QueryLanguage } from '../chem/structure-query.ts'
+import {
+  normalizeSearchRequest,
+  type StructureCriterion,
+} from '../chem/structure-search-request.ts'
 import { ChemWorkerPool } from '../chem/worker-pool.ts'
 import type { MolblockResult } from '../chem/worker-protocol.ts'
 import type {
@@ -67,6 +71,14 @@ export interface ChemService {
    * converted in the workers in batches; a structure RDKit cannot read comes back with the reason.
    */
   molblocks(structures: readonly string[], signal?: AbortSignal): Promise<MolblockResult[]>
+  /**
+   * A structure search of a few structures outside the index (molecules registered offline):
+   * each one's score (1 for a substructure or exact hit), or null where it does not match.
+   */
+  matchStructures(
+    criterion: StructureCriterion,
+    structures: readonly string[],
+  ): Promise<(number | null)[]>
   /** A page of molecules answering a structure (or property) search, from the cache. */
   list(connectionId: string, vaultId: number, options: StructureListOptions): Promise<StructurePage>
   /** Sync committed molecules of a vault: bring its index in step (in the background). */
@@ -253,6 +265,19 @@ export class LocalChemService implements ChemService {
       }),
     )
     return { results }
+  }
+
+  async matchStructures(
+    criterion: StructureCriterion,
+    structures: readonly string[],
+  ): Promise<(number | null)[]> {
+    const normalized = normalizeSearchRequest({ structure: criterion }).structure!
+    if (structures.length === 0) return []
+    return this.#workers().run({
+      kind: 'matchStructures',
+      structures: [...structures],
+      criterion: normalized,
+    })
   }
 
   async molblocks(structures: readonly string[], signal?: AbortSignal): Promise<MolblockResult[]> {

@@ -127,7 +127,8 @@ async function pageOf(
   return { ...page, structure: info(run, result, pageHits, true) }
 }
 
-function toCriterion(structure: StructureListCriterion): StructureCriterion {
+/** A list's structure criterion as the structure search takes it. */
+export function toCriterion(structure: StructureListCriterion): StructureCriterion {
   switch (structure.kind) {
     case 'substructure':
       return {
