@@ -11,6 +11,7 @@ import type { SynchronizeSummary } from '../../src-main/chem/structure-synchroni
 import { ChemWorkerPool } from '../../src-main/chem/worker-pool.ts'
 import { openDatabase } from '../../src-main/store/sqlite.ts'
 import {
+  noveltyKeysMigration,
   structureDetailsMigration,
   structureIndexMigration,
 } from '../../src-main/store/cache-migrations.ts'
@@ -43,7 +44,7 @@ export async function openBenchmarkIndex(
   if (options.fresh || hasStaleLayout(file)) remove()
   const db = openDatabase(
     file,
-    [structureIndexMigration, structureDetailsMigration],
+    [structureIndexMigration, structureDetailsMigration, noveltyKeysMigration],
     'the benchmark structure index',
   )
   const pool = new ChemWorkerPool()

@@ -2,10 +2,12 @@
  * What the search index keeps about one molecule, computed in a worker from one parse: the
  * canonical SMILES, both fingerprints, and the graph and pickle that substructure verification
  * reads back. The InChIKey and the properties cost more than all of that together, so they are
- * only noted as pending here and computed afterwards from the pickle (structure-details.ts).
+ * only noted as pending here and computed afterwards from the pickle (structure-details.ts), as is
+ * the parent of a structure of several fragments (one fragment is its own parent).
  */
 import { packMoleculeBlob } from './molecule-blob.ts'
 import { moleculeGraphFromJson } from './molecule-graph.ts'
+import { isSingleFragment } from './parent-structure.ts'
 import { moleculeGraphFromPickle } from './pickle-graph.ts'
 import type { Mol, RDKitToolkit } from './rdkit-toolkit.ts'
 import { structureDetail, type ComputedStructure, type StructureInput } from './structure-input.ts'
@@ -20,10 +22,11 @@ export function computeStructure(rdkit: RDKitToolkit, input: StructureInput): Co
   const mol = parsed.value
   try {
     const pickle = mol.get_as_uint8array() as Uint8Array
+    const canonicalSmiles = mol.get_smiles()
     return {
       id: input.id,
       parseError: null,
-      canonicalSmiles: mol.get_smiles(),
+      canonicalSmiles,
       inchiKey: input.inchiKey,
       patternFingerprint: mol.get_pattern_fp_as_uint8array() as Uint8Array,
       morganFingerprint: morganFingerprintOf(mol),
@@ -31,7 +34,8 @@ export function computeStructure(rdkit: RDKitToolkit, input: StructureInput): Co
       properties: null,
       pendingDetails:
         (input.inchiKey === null ? structureDetail.inchiKey : 0) |
-        (input.computeProperties ? structureDetail.properties : 0),
+        (input.computeProperties ? structureDetail.properties : 0) |
+        (isSingleFragment(canonicalSmiles) ? 0 : structureDetail.parent),
     }
   } finally {
     mol.delete()

@@ -1,10 +1,12 @@
 /**
- * The second part of indexing a molecule: its InChIKey and properties, computed in a worker from
+ * The second part of indexing a molecule: its InChIKey, properties and (for a structure of several
+ * fragments) parent, computed in a worker from
  * the pickle the search index already holds. Unpickling costs far less than parsing, and InChI and
  * RDKit's descriptors read the same molecule either way, so the answers equal those from the
  * structure text.
  */
 import { propertiesFromDescriptors } from './molecular-properties.ts'
+import { parentStructure } from './parent-structure.ts'
 import type { Mol, RDKitToolkit } from './rdkit-toolkit.ts'
 import { structureDetail, type ComputedDetails, type DetailsInput } from './structure-input.ts'
 
@@ -21,6 +23,9 @@ export function computeDetails(
     if (input.wanted & structureDetail.properties) {
       answer.properties = propertiesFromDescriptors(JSON.parse(mol.get_descriptors()))
     }
+    if (input.wanted & structureDetail.parent) {
+      answer.parentSmiles = parentStructure(rdkit, mol, mol.get_smiles()).smiles
+    }
     return answer
   } finally {
     mol.delete()
@@ -35,6 +40,7 @@ export function unknownDetails(input: DetailsInput): ComputedDetails {
     computed: input.wanted,
     inchiKey: null,
     properties: null,
+    parentSmiles: null,
   }
 }
 

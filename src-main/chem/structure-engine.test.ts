@@ -5,7 +5,11 @@ import type Database from 'better-sqlite3'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { AppError } from '../shared/app-error.ts'
 import { openDatabase } from '../store/sqlite.ts'
-import { structureDetailsMigration, structureIndexMigration } from '../store/cache-migrations.ts'
+import {
+  noveltyKeysMigration,
+  structureDetailsMigration,
+  structureIndexMigration,
+} from '../store/cache-migrations.ts'
 import { StructureIndexRepository } from '../store/structure-index-repository.ts'
 import { propertiesFromDescriptors } from './molecular-properties.ts'
 import { popcount } from './popcount.ts'
@@ -88,7 +92,7 @@ beforeAll(async () => {
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-chem-'))
   db = openDatabase(
     path.join(directory, 'cache.db'),
-    [structureIndexMigration, structureDetailsMigration],
+    [structureIndexMigration, structureDetailsMigration, noveltyKeysMigration],
     'test cache',
   )
   repository = new StructureIndexRepository(db, 1)

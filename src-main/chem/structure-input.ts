@@ -14,8 +14,10 @@ export interface StructureInput {
 /**
  * The details computed after the search index (structure-details.ts), as bits of
  * `ParsedStructure.pendingDetails`: they cost more than everything searches need put together.
+ * `parent` (the structure without salts and solvents, parent-structure.ts) is pending only for
+ * structures of several fragments: one fragment is its own parent, stored with the index.
  */
-export const structureDetail = { inchiKey: 1, properties: 2 } as const
+export const structureDetail = { inchiKey: 1, properties: 2, parent: 4 } as const
 
 /** What a worker computes for a molecule it could parse. */
 export interface ParsedStructure {
@@ -65,6 +67,8 @@ export interface ComputedDetails {
   inchiKey: string | null
   /** Null when not wanted. */
   properties: MolecularProperties | null
+  /** The parent's canonical SMILES; null when not wanted or when it could not be computed. */
+  parentSmiles: string | null
   /** Why nothing could be computed, when the pickle could not be read. */
   problem?: string
 }

@@ -1030,6 +1030,29 @@ const readoutIndexMigration: Migration = (db: Database.Database) =>
     INSERT INTO readout_index_queue (vault_id, row_id) SELECT vault_id, id FROM readout_rows;
   `)
 
+/**
+ * Step 8: the keys of the novelty check. `skeleton_key` is the InChIKey's first block (the
+ * connectivity without stereo), computed by SQLite from `inchikey` so that it is never out of
+ * step with it. `parent_smiles` is the canonical SMILES of the structure without salts and
+ * solvents (chem/parent-structure.ts): a structure of one fragment is its own parent, so rows of
+ * earlier steps get theirs here, and those of several fragments wait for it as a detail (bit 4 of
+ * `details_pending`) that the details pass computes from the pickle.
+ */
+export const noveltyKeysMigration: Migration = (db: Database.Database) =>
+  db.exec(`
+    ALTER TABLE structure_index ADD COLUMN parent_smiles TEXT;
+    ALTER TABLE structure_index ADD COLUMN skeleton_key TEXT
+      GENERATED ALWAYS AS (substr(inchikey, 1, 14)) VIRTUAL;
+    UPDATE structure_index SET parent_smiles = canonical_smiles
+      WHERE parse_error IS NULL AND instr(canonical_smiles, '.') = 0;
+    UPDATE structure_index SET details_pending = details_pending | 4
+      WHERE parse_error IS NULL AND instr(canonical_smiles, '.') > 0;
+    CREATE INDEX structure_index_by_skeleton_key ON structure_index (vault_id, skeleton_key);
+    CREATE INDEX structure_index_by_parent_smiles ON structure_index (vault_id, parent_smiles);
+    CREATE INDEX structure_index_unchecked ON structure_index (vault_id)
+      WHERE details_pending & 5 <> 0;
+  `)
+
 /** The steps of the cache schema, in order; step k brings `user_version` to k. */
 export const cacheMigrations: readonly Migration[] = [
   firstLayoutSkipped,
@@ -1039,4 +1062,5 @@ export const cacheMigrations: readonly Migration[] = [
   mergeSearchSegmentsLess,
   unstampedChangesMigration,
   readoutIndexMigration,
+  noveltyKeysMigration,
 ]

@@ -6,7 +6,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ParsedStructure } from '../chem/structure-input.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'
 import { openDatabase } from './sqlite.ts'
-import { structureDetailsMigration, structureIndexMigration } from './cache-migrations.ts'
+import {
+  cacheMigrations,
+  noveltyKeysMigration,
+  structureDetailsMigration,
+  structureIndexMigration,
+} from './cache-migrations.ts'
 import { StructureIndexRepository } from './structure-index-repository.ts'
 
 function parsed(id: number, overrides: Partial<StructureRecord> = {}): StructureRecord {
@@ -45,7 +50,7 @@ beforeEach(() => {
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-structure-index-'))
   db = openDatabase(
     path.join(directory, 'cache.db'),
-    [structureIndexMigration, structureDetailsMigration],
+    [structureIndexMigration, structureDetailsMigration, noveltyKeysMigration],
     'test cache',
   )
   repository = new StructureIndexRepository(db, 1)
@@ -96,9 +101,9 @@ describe('StructureIndexRepository', () => {
     ])
     const properties = (parsed(0) as ParsedStructure).properties!
     repository.saveDetails([
-      { id: 1, slot: 0, computed: 1, inchiKey: 'KEY-1', properties: null },
-      { id: 2, slot: 1, computed: 2, inchiKey: null, properties },
-      { id: 99, slot: 2, computed: 3, inchiKey: 'GONE', properties },
+      { id: 1, slot: 0, computed: 1, inchiKey: 'KEY-1', properties: null, parentSmiles: null },
+      { id: 2, slot: 1, computed: 2, inchiKey: null, properties, parentSmiles: null },
+      { id: 99, slot: 2, computed: 3, inchiKey: 'GONE', properties, parentSmiles: null },
     ])
     expect(repository.recordsAfter(null, 5)).toMatchObject([
       { id: 1, pendingDetails: 2, inchiKey: 'KEY-1', properties: null },
@@ -155,5 +160,53 @@ describe('StructureIndexRepository', () => {
     other.saveRecipe('1/2026.09.1')
     expect(other.recipe()).toBe('1/2026.09.1')
     expect(repository.recipe()).toBeNull()
+  })
+
+  it('looks molecules up by the novelty keys, each under its closest relation only', () => {
+    const key = (skeleton: string, rest: string) => `${skeleton}-${rest}`
+    // A whole cache's schema: the count of molecules not compared reads the cached molecules.
+    db.close()
+    db = openDatabase(path.join(directory, 'whole.db'), cacheMigrations, 'test cache')
+    repository = new StructureIndexRepository(db, 1)
+    repository.save([
+      parsed(1, { canonicalSmiles: 'C[C@H](N)O', inchiKey: key('AAAAAAAAAAAAAA', 'BBBBBBBBSA-N') }),
+      parsed(2, {
+        canonicalSmiles: 'C[C@@H](N)O',
+        inchiKey: key('AAAAAAAAAAAAAA', 'CCCCCCCCSA-N'),
+      }),
+      parsed(3, { canonicalSmiles: 'CC(N)O', inchiKey: key('AAAAAAAAAAAAAA', 'UHFFFAOYSA-N') }),
+      // A salt: its parent is pending until the details pass gives it.
+      parsed(4, {
+        canonicalSmiles: 'C[C@H](N)O.Cl',
+        inchiKey: key('DDDDDDDDDDDDDD', 'BBBBBBBBSA-N'),
+        pendingDetails: 4,
+      }),
+      parsed(5, { canonicalSmiles: 'CCCC', inchiKey: null, pendingDetails: 1 }),
+    ])
+    const drawn = {
+      canonicalSmiles: 'C[C@H](N)O',
+      inchiKey: key('AAAAAAAAAAAAAA', 'BBBBBBBBSA-N'),
+      skeletonKey: 'AAAAAAAAAAAAAA',
+      parentSmiles: 'C[C@H](N)O',
+    }
+    expect(repository.noveltyCandidates(drawn)).toEqual({
+      sameStructure: [1],
+      sameSkeleton: [2, 3],
+      sameParent: [],
+    })
+    expect(repository.noveltyUncheckedCount()).toBe(2)
+    repository.saveDetails([
+      { id: 4, slot: 3, computed: 4, inchiKey: null, properties: null, parentSmiles: 'C[C@H](N)O' },
+    ])
+    expect(repository.noveltyCandidates(drawn).sameParent).toEqual([4])
+    // The InChIKey stays as it was: only the parent was computed.
+    expect(repository.idsByInchiKey(key('DDDDDDDDDDDDDD', 'BBBBBBBBSA-N'))).toEqual([4])
+    expect(repository.noveltyUncheckedCount()).toBe(1)
+    // A structure InChI cannot describe is looked up by its canonical SMILES and parent only.
+    expect(repository.noveltyCandidates({ ...drawn, inchiKey: '', skeletonKey: '' })).toEqual({
+      sameStructure: [1],
+      sameSkeleton: [],
+      sameParent: [4],
+    })
   })
 })

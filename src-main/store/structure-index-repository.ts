@@ -2,8 +2,8 @@
  * The persisted structure index of a vault's cache: per molecule, what chem computed from its
  * structure (identity, fingerprints, pickle, properties or the reason it could not be parsed) with
  * the content hash it was computed from, and the depictions drawn from that structure. Its tables
- * are made by steps 3, 4 and 6 of the cache schema (cache-migrations.ts), which say what each
- * column means.
+ * are made by steps 3, 4, 6 and 8 of the cache schema (cache-migrations.ts), which say what each
+ * column means. It also answers the novelty check's look-ups by the keys of step 8.
  */
 import type Database from 'better-sqlite3'
 import type { DepictionSize } from '../chem/depiction-size.ts'
@@ -12,6 +12,7 @@ import {
   type MolecularProperties,
   type MolecularPropertyName,
 } from '../../src-common/chem/molecular-properties.ts'
+import { isSingleFragment } from '../chem/parent-structure.ts'
 import { structureDetail, type ComputedDetails } from '../chem/structure-input.ts'
 import type { StructureIndexStore } from '../chem/structure-index-store.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'
@@ -22,6 +23,7 @@ interface StructureRow {
   parse_error: string | null
   canonical_smiles: string | null
   inchikey: string | null
+  parent_smiles: string | null
   pattern_fp: Buffer | null
   morgan_fp: Buffer | null
   pickle: Buffer | null
@@ -49,6 +51,40 @@ export interface CachedMoleculeStructure {
   fields: Record<string, unknown>
   modifiedAt: string | null
 }
+
+/** The keys a structure is looked up by in the novelty check (see NoveltyInput). */
+export interface NoveltyLookupKeys {
+  canonicalSmiles: string
+  /** '' when InChI cannot describe the structure: then nothing is looked up by it. */
+  inchiKey: string
+  skeletonKey: string
+  parentSmiles: string
+}
+
+/** The indexed molecules answering each look-up of the novelty check, in id order. */
+export interface NoveltyCandidates {
+  /** The same InChIKey or canonical SMILES. */
+  sameStructure: number[]
+  /** The same skeleton key, not the same structure. */
+  sameSkeleton: number[]
+  /** The same parent, neither of the above. */
+  sameParent: number[]
+}
+
+/** A cached molecule as the novelty check lists it. */
+export interface MoleculeSummary {
+  id: number
+  name: string | null
+  /** The canonical SMILES of the index, else the structure the vault gave. */
+  smiles: string | null
+}
+
+/**
+ * The `structureDetail` bits the novelty check needs (InChIKey and parent): a molecule waiting
+ * for either cannot be compared yet. Written as 5 in step 8's partial index, which a count must
+ * repeat word for word to use it.
+ */
+const noveltyDetails = structureDetail.inchiKey | structureDetail.parent
 
 /** The vault fields read with each molecule: those the properties of the index are named after. */
 const knownPropertyFields = Object.values(vaultPropertyFields).map((field) => field.moleculeField)
@@ -109,6 +145,7 @@ export class StructureIndexRepository implements StructureIndexStore {
           molecule_id: computed.id,
           computed: computed.computed,
           inchikey: computed.inchiKey,
+          parent_smiles: computed.parentSmiles,
         })
       }
     })()
@@ -121,11 +158,72 @@ export class StructureIndexRepository implements StructureIndexStore {
   }
 
   idsByCanonicalSmiles(canonicalSmiles: string): number[] {
-    return this.#statements.bySmiles.pluck().all(this.#vaultId, canonicalSmiles) as number[]
+    return byId(this.#statements.bySmiles.pluck().all(this.#vaultId, canonicalSmiles) as number[])
   }
 
   idsByInchiKey(inchiKey: string): number[] {
-    return this.#statements.byInchiKey.pluck().all(this.#vaultId, inchiKey) as number[]
+    return byId(this.#statements.byInchiKey.pluck().all(this.#vaultId, inchiKey) as number[])
+  }
+
+  /** The molecules the novelty check finds for these keys, each under its closest relation. */
+  noveltyCandidates(keys: NoveltyLookupKeys): NoveltyCandidates {
+    const same = new Set(this.idsByCanonicalSmiles(keys.canonicalSmiles))
+    if (keys.inchiKey !== '') for (const id of this.idsByInchiKey(keys.inchiKey)) same.add(id)
+    const seen = new Set(same)
+    const unseen = (ids: number[]): number[] => {
+      const fresh = ids.filter((id) => !seen.has(id))
+      for (const id of fresh) seen.add(id)
+      return fresh
+    }
+    const sameSkeleton =
+      keys.skeletonKey === ''
+        ? []
+        : unseen(
+            byId(
+              this.#statements.bySkeletonKey
+                .pluck()
+                .all(this.#vaultId, keys.skeletonKey) as number[],
+            ),
+          )
+    const sameParent = unseen(
+      byId(
+        this.#statements.byParentSmiles.pluck().all(this.#vaultId, keys.parentSmiles) as number[],
+      ),
+    )
+    return { sameStructure: byId([...same]), sameSkeleton, sameParent }
+  }
+
+  /**
+   * Molecules the novelty check cannot compare yet: indexed ones still waiting for their InChIKey
+   * or parent, and cached ones not indexed at all.
+   */
+  noveltyUncheckedCount(): number {
+    return this.waitingForNoveltyKeys() + this.unindexedCount()
+  }
+
+  /** Indexed molecules still waiting for their InChIKey or parent (step 8's partial index). */
+  waitingForNoveltyKeys(): number {
+    return this.#statements.waitingForNoveltyKeys.pluck().get(this.#vaultId) as number
+  }
+
+  /** Cached molecules not in the index yet: two counts over the vault, slow for a large one. */
+  unindexedCount(): number {
+    return Math.max(0, this.moleculeCount() - this.indexedCount())
+  }
+
+  /** Names and structures of cached molecules, in the order asked (unknown ids left out). */
+  moleculeSummaries(ids: readonly number[]): MoleculeSummary[] {
+    if (ids.length === 0) return []
+    const rows = this.#molecules().summaries.all(this.#vaultId, JSON.stringify(ids)) as {
+      id: number
+      name: string | null
+      smiles: string | null
+    }[]
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    return ids.flatMap((id) => {
+      const row = byId.get(id)
+      return row ? [{ id, name: row.name, smiles: row.smiles }] : []
+    })
   }
 
   parseError(id: number): string | null {
@@ -247,6 +345,10 @@ export class StructureIndexRepository implements StructureIndexStore {
   }
 }
 
+function byId(ids: number[]): number[] {
+  return ids.sort((a, b) => a - b)
+}
+
 interface MoleculeRow {
   id: number
   modified_at: string | null
@@ -305,6 +407,13 @@ function prepareMoleculeStatements(db: Database.Database) {
     one: db.prepare(
       `SELECT ${columns} FROM molecules m WHERE m.vault_id = @vaultId AND m.id = @id`,
     ),
+    summaries: db.prepare(
+      `SELECT m.id, m.name, coalesce(s.canonical_smiles, json_extract(m.json, '$.smiles'),
+           json_extract(m.json, '$.cxsmiles')) AS smiles
+         FROM molecules m
+         LEFT JOIN structure_index s ON s.vault_id = m.vault_id AND s.molecule_id = m.id
+         WHERE m.vault_id = ? AND m.id IN (SELECT value FROM json_each(?))`,
+    ),
     removed: db.prepare(
       `SELECT s.molecule_id FROM structure_index s WHERE s.vault_id = ? AND s.molecule_id > ?
          AND s.molecule_id <= ?
@@ -327,13 +436,13 @@ function prepareStatements(db: Database.Database) {
     upsert: db.prepare(`
           INSERT INTO structure_index (
             vault_id, molecule_id, content_hash, parse_error, canonical_smiles, inchikey,
-            pattern_fp, morgan_fp, pickle, heavy_atom_count, num_aromatic_rings,
+            parent_smiles, pattern_fp, morgan_fp, pickle, heavy_atom_count, num_aromatic_rings,
             num_h_bond_acceptors, num_h_bond_donors, num_rotatable_bonds, num_rule_of_5_violations,
             molecular_weight, exact_mass, log_p, topological_polar_surface_area, known_properties,
             details_pending, computed_at
           ) VALUES (
             @vault_id, @molecule_id, @content_hash, @parse_error, @canonical_smiles, @inchikey,
-            @pattern_fp, @morgan_fp, @pickle, @heavy_atom_count, @num_aromatic_rings,
+            @parent_smiles, @pattern_fp, @morgan_fp, @pickle, @heavy_atom_count, @num_aromatic_rings,
             @num_h_bond_acceptors, @num_h_bond_donors, @num_rotatable_bonds,
             @num_rule_of_5_violations, @molecular_weight, @exact_mass, @log_p,
             @topological_polar_surface_area, @known_properties, @details_pending, @computed_at
@@ -341,6 +450,7 @@ function prepareStatements(db: Database.Database) {
           ON CONFLICT (vault_id, molecule_id) DO UPDATE SET
             content_hash = excluded.content_hash, parse_error = excluded.parse_error,
             canonical_smiles = excluded.canonical_smiles, inchikey = excluded.inchikey,
+            parent_smiles = excluded.parent_smiles,
             pattern_fp = excluded.pattern_fp, morgan_fp = excluded.morgan_fp, pickle = excluded.pickle,
             heavy_atom_count = excluded.heavy_atom_count,
             num_aromatic_rings = excluded.num_aromatic_rings,
@@ -358,6 +468,7 @@ function prepareStatements(db: Database.Database) {
     saveDetails: db.prepare(`
           UPDATE structure_index SET
             inchikey = iif(@computed & ${structureDetail.inchiKey}, @inchikey, inchikey),
+            parent_smiles = iif(@computed & ${structureDetail.parent}, @parent_smiles, parent_smiles),
             ${Object.keys(propertyColumns(null))
               .map(
                 (column) =>
@@ -371,12 +482,23 @@ function prepareStatements(db: Database.Database) {
       'DELETE FROM structure_depictions WHERE vault_id = ? AND molecule_id = ?',
     ),
     remove: db.prepare('DELETE FROM structure_index WHERE vault_id = ? AND molecule_id = ?'),
+    // The look-ups by key leave the order to byId: with ORDER BY molecule_id, SQLite (without
+    // statistics) walks the whole vault in primary-key order rather than the key's index.
     bySmiles: db.prepare(
-      `SELECT molecule_id FROM structure_index WHERE vault_id = ? AND canonical_smiles = ?
-         ORDER BY molecule_id`,
+      'SELECT molecule_id FROM structure_index WHERE vault_id = ? AND canonical_smiles = ?',
     ),
     byInchiKey: db.prepare(
-      'SELECT molecule_id FROM structure_index WHERE vault_id = ? AND inchikey = ? ORDER BY molecule_id',
+      'SELECT molecule_id FROM structure_index WHERE vault_id = ? AND inchikey = ?',
+    ),
+    bySkeletonKey: db.prepare(
+      'SELECT molecule_id FROM structure_index WHERE vault_id = ? AND skeleton_key = ?',
+    ),
+    byParentSmiles: db.prepare(
+      'SELECT molecule_id FROM structure_index WHERE vault_id = ? AND parent_smiles = ?',
+    ),
+    // Repeats step 8's partial index (structure_index_unchecked), so that the count reads it.
+    waitingForNoveltyKeys: db.prepare(
+      `SELECT count(*) FROM structure_index WHERE vault_id = ? AND details_pending & ${noveltyDetails} <> 0`,
     ),
     parseError: db.prepare(
       'SELECT parse_error FROM structure_index WHERE vault_id = ? AND molecule_id = ?',
@@ -458,6 +580,9 @@ function toRow(
     parse_error: record.parseError,
     canonical_smiles: parsed?.canonicalSmiles ?? null,
     inchikey: parsed?.inchiKey ?? null,
+    // A structure of several fragments waits for its parent (structureDetail.parent).
+    parent_smiles:
+      parsed && isSingleFragment(parsed.canonicalSmiles) ? parsed.canonicalSmiles : null,
     pattern_fp: parsed ? Buffer.from(parsed.patternFingerprint) : null,
     morgan_fp: parsed ? Buffer.from(parsed.morganFingerprint) : null,
     pickle: parsed ? Buffer.from(parsed.pickle) : null,
