@@ -48,8 +48,10 @@ describe('operation declarations', () => {
       'sample.create',
       'sample.update',
       'curve.update',
+      'molecule.create',
+      'batch.create',
     ])
-    expect(new Set(operationNames.map((name) => declarationOf(name).label)).size).toBe(16)
+    expect(new Set(operationNames.map((name) => declarationOf(name).label)).size).toBe(18)
     expect(isOperationName('eln.create')).toBe(true)
     expect(isOperationName('toString')).toBe(false)
   })
@@ -80,6 +82,18 @@ describe('operation declarations', () => {
     expect(summary('sample.create', { batch_id: 3 }, { recordItem: 5 })).toBe(
       'Create a sample of batch 3',
     )
+    expect(summary('molecule.create', { name: 'VD-7', smiles: 'CCO' })).toBe(
+      'Register the molecule "VD-7"',
+    )
+    expect(summary('batch.create', { projects: [1], molecule: { item: 4 } })).toBe(
+      'Create a batch of the molecule of item 4',
+    )
+    expect(
+      summary('batch.create', {
+        projects: [1],
+        molecule: { smiles: 'CCO', duplicate_resolution: 'prompt' },
+      }),
+    ).toBe('Register a new structure with its first batch')
     expect(summary('collection.create', { name: 'Hits' }, { recordItem: 5 })).toBe(
       'Create the collection "Hits"',
     )

@@ -21,7 +21,12 @@ import type { ImportSettings } from './payloads/imports.ts'
 import type { NewSample, SampleCorrection } from './payloads/inventory-samples.ts'
 import type { NewPlate, PlateCorrection } from './payloads/plates.ts'
 import type { ReadoutCorrection } from './payloads/readout-rows.ts'
-import type { BatchCorrection, MoleculeCorrection } from './payloads/registry-records.ts'
+import type {
+  BatchCorrection,
+  MoleculeCorrection,
+  NewBatch,
+  NewMolecule,
+} from './payloads/registry-records.ts'
 import type { OutboxRecordKind, RecordRef } from './record-ref.ts'
 import { allows, type OutboxState } from './states.ts'
 
@@ -260,6 +265,38 @@ export const operationDeclarations = {
       const names = Object.keys(payload.fit_parameters)
       const what = names.length === 0 ? 'Clear the constraints' : `Constrain ${names.join(', ')}`
       return `${what} of ${recordName(facts, 'data series')}`
+    },
+  }),
+  'molecule.create': declare<NewMolecule>()({
+    label: 'New molecule',
+    icon: 'molecule',
+    recordKind: 'molecules',
+    file: 'none',
+    request: 'change',
+    // The structure stays: it is how an attempt in doubt is found again.
+    editable: ['name', 'description', 'synonyms', 'udfs', 'projects'],
+    summary: (payload) => `Register the molecule "${payload.name}"`,
+  }),
+  'batch.create': declare<NewBatch>()({
+    label: 'New batch',
+    icon: 'vial',
+    recordKind: 'batches',
+    file: 'none',
+    request: 'change',
+    editable: [
+      'name',
+      'projects',
+      'salt_name',
+      'solvent_of_crystallization_name',
+      'stoichiometry',
+      'batch_fields',
+    ],
+    summary: ({ molecule }) => {
+      if ('id' in molecule) return `Create a batch of molecule ${molecule.id}`
+      if ('item' in molecule) return `Create a batch of the molecule of item ${molecule.item}`
+      return molecule.duplicate_resolution === 'existing'
+        ? 'Create a batch of the molecule with this structure'
+        : 'Register a new structure with its first batch'
     },
   }),
 }

@@ -63,6 +63,15 @@ const count = (sql: string, ...args: unknown[]) =>
 let nextRow = 0
 const rowOfTag = new Map<string, number>()
 
+const structureOfTag = (() => {
+  const lengths = new Map<string, number>()
+  // A structure of its own for each run: no seeded molecule and no other run has it.
+  return (tag: string) => {
+    if (!lengths.has(tag)) lengths.set(tag, 30 + lengths.size)
+    return `OC(=O)${'C'.repeat(lengths.get(tag)!)}N1CCCCC1`
+  }
+})()
+
 const scenarios: Scenario[] = [
   {
     name: 'a readout correction',
@@ -160,6 +169,70 @@ const scenarios: Scenario[] = [
     }),
     change: { operation: 'POST /vaults/{vault_id}/plates', path: /^POST \/vaults\/\d+\/plates$/ },
     onServer: (tag) => count('SELECT COUNT(*) AS count FROM plates WHERE name = ?', `Plate ${tag}`),
+    traceable: true,
+  },
+  {
+    name: 'a new molecule (found again by its name and structure)',
+    user: 'writer',
+    request: (tag) => ({
+      connectionId,
+      vaultId: harness.vaultId,
+      operation: 'molecule.create',
+      payload: {
+        name: `Crash molecule ${tag}`,
+        smiles: structureOfTag(tag),
+        projects: [harness.sim.cast.projects.kinase.id],
+      },
+    }),
+    change: {
+      operation: 'POST /vaults/{vault_id}/molecules',
+      path: /^POST \/vaults\/\d+\/molecules$/,
+    },
+    onServer: (tag) =>
+      count('SELECT COUNT(*) AS count FROM molecules WHERE name = ?', `Crash molecule ${tag}`),
+    traceable: true,
+  },
+  {
+    name: 'a new batch of a molecule',
+    user: 'writer',
+    request: (tag) => ({
+      connectionId,
+      vaultId: harness.vaultId,
+      operation: 'batch.create',
+      payload: {
+        name: `Crash batch ${tag}`,
+        projects: [harness.sim.cast.projects.kinase.id],
+        molecule: { id: moleculeId },
+      },
+    }),
+    change: {
+      operation: 'POST /vaults/{vault_id}/batches',
+      path: /^POST \/vaults\/\d+\/batches$/,
+    },
+    onServer: (tag) =>
+      count('SELECT COUNT(*) AS count FROM batches WHERE name = ?', `Crash batch ${tag}`),
+    traceable: true,
+  },
+  {
+    name: 'a new structure with its batch in a registration vault',
+    user: 'writer',
+    request: (tag) => ({
+      connectionId,
+      vaultId: harness.sim.cast.vaults.ai.id,
+      operation: 'batch.create',
+      payload: {
+        name: `Crash registration ${tag}`,
+        projects: [harness.sim.cast.projects.aiExploration.id],
+        batch_fields: { 'Purity (%)': 97, Chemist: 'C. Rash' },
+        molecule: { smiles: structureOfTag(tag), duplicate_resolution: 'prompt' },
+      },
+    }),
+    change: {
+      operation: 'POST /vaults/{vault_id}/batches',
+      path: /^POST \/vaults\/\d+\/batches$/,
+    },
+    onServer: (tag) =>
+      count('SELECT COUNT(*) AS count FROM batches WHERE name = ?', `Crash registration ${tag}`),
     traceable: true,
   },
   {
@@ -419,6 +492,62 @@ describe('two uploads of one name to one molecule, killed when one of them had r
         await decide(dataDir, item.id, there ? 'done' : 'resend', 'writer')
       }
       expect((await twins()).map((file) => file.contents).sort()).toEqual([...contents].sort())
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('a molecule and a batch of it queued together, killed when the batch had reached the server', () => {
+  it('finds the batch on the new molecule again: each is sent once', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-crash-'))
+    const name = 'Crash pair molecule'
+    const batchName = 'Crash pair batch'
+    try {
+      const moleculeItem = await queueIn(dataDir, {
+        connectionId,
+        vaultId: harness.vaultId,
+        operation: 'molecule.create',
+        payload: {
+          name,
+          smiles: structureOfTag('pair'),
+          projects: [harness.sim.cast.projects.kinase.id],
+        },
+      })
+      const batchItem = await queueIn(dataDir, {
+        connectionId,
+        vaultId: harness.vaultId,
+        operation: 'batch.create',
+        payload: {
+          name: batchName,
+          projects: [harness.sim.cast.projects.kinase.id],
+          molecule: { item: moleculeItem },
+        },
+      })
+      const batches = () => count('SELECT COUNT(*) AS count FROM batches WHERE name = ?', batchName)
+      harness.sim.faults.set({ latencyMs: 300, match: /^POST \/vaults\/\d+\/batches$/ })
+      const crashed = await runChild(dataDir, 'writer', {
+        killWhenReceived: 'POST /vaults/{vault_id}/batches',
+        serverDone: () => batches() > 0,
+      })
+      harness.sim.faults.clear()
+      expect(crashed.signal).toBe('SIGKILL')
+      expect(await stateIn(dataDir, batchItem)).toBe('sending')
+      expect(batches()).toBe(1)
+
+      const restarted = await runChild(dataDir, 'writer')
+      expect(restarted.code).toBe(0)
+      const state = (id: number) => restarted.items?.find((candidate) => candidate.id === id)
+      expect(state(moleculeItem)).toMatchObject({ state: 'sent' })
+      expect(state(batchItem)).toMatchObject({ state: 'sent' })
+      const [molecule] = harness.sim.core.db
+        .prepare('SELECT id FROM molecules WHERE name = ?')
+        .all(name) as { id: number }[]
+      expect(
+        harness.sim.core.db
+          .prepare('SELECT id, molecule_id FROM batches WHERE name = ?')
+          .all(batchName),
+      ).toEqual([{ id: state(batchItem)!.serverId, molecule_id: molecule!.id }])
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true })
     }

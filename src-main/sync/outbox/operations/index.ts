@@ -7,6 +7,7 @@ import { sampleCreate, sampleUpdate } from './inventory-samples.ts'
 import { stored } from './operation.ts'
 import { plateCreate, plateUpdate } from './plates.ts'
 import { readoutUpdate } from './readout-rows.ts'
+import { batchCreate, moleculeCreate } from './registrations.ts'
 import { batchUpdate, moleculeUpdate } from './registry-records.ts'
 
 /**
@@ -30,4 +31,6 @@ export const operations = stored({
   'sample.create': sampleCreate,
   'sample.update': sampleUpdate,
   'curve.update': curveUpdate,
+  'molecule.create': moleculeCreate,
+  'batch.create': batchCreate,
 })
