@@ -5,6 +5,7 @@
 import type { ErrorValue } from '../shared/app-error.ts'
 import type { DepictionSize } from './depiction.ts'
 import type { IndexBufferHandles } from './index-buffers.ts'
+import type { NoveltyKeys } from './novelty-keys.ts'
 import type {
   ComputedDetails,
   ComputedStructure,
@@ -57,6 +58,15 @@ export interface ChemTasks {
   computeDetails: {
     task: { indexId: string; items: DetailsInput[] }
     result: ComputedDetails[]
+    progress: never
+  }
+  /**
+   * What the novelty check compares drawn (or queued) structures by; each structure RDKit cannot
+   * read comes back with the reason.
+   */
+  noveltyKeys: {
+    task: { structures: string[] }
+    result: NoveltyKeys[]
     progress: never
   }
   /**

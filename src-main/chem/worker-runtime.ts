@@ -8,6 +8,7 @@ import type { MessagePort } from 'node:worker_threads'
 import { AppError, toErrorValue } from '../shared/app-error.ts'
 import { AttachedIndex } from './attached-index.ts'
 import { drawMolecule, substructureHighlight, type Highlight } from './depiction.ts'
+import { computeNoveltyKeys } from './novelty-keys.ts'
 import { RDKitToolkit, type Mol, type ParsedQuery } from './rdkit-toolkit.ts'
 import { scanSimilarities } from './similarity-scan.ts'
 import { computeStructure, morganFingerprintOf } from './structure-computation.ts'
@@ -77,6 +78,12 @@ export async function runChemWorker(port: MessagePort, data: ChemWorkerData): Pr
         }
       })
     },
+
+    noveltyKeys: (task, context) =>
+      task.structures.map((text) => {
+        context.throwIfCancelled()
+        return computeNoveltyKeys(rdkit, text)
+      }),
 
     matchStructures: (task, context) =>
       matchStructures(rdkit, task.structures, task.criterion, context),

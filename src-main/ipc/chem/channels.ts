@@ -5,5 +5,6 @@ export const chemChannels = [
   'chem.properties',
   'chem.indexState',
   'chem.serverTools',
+  'chem.novelty',
 ] as const
 export type ChemChannel = (typeof chemChannels)[number]

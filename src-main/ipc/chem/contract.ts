@@ -9,6 +9,8 @@
  */
 import { z } from 'zod'
 import type { MolecularPropertyName } from '../../../src-common/chem/molecular-properties.ts'
+import type { NoveltyReport } from '../../../src-common/registration/novelty.ts'
+import { maximumStructureLength } from '../../chem/structure-input.ts'
 import type { ChemChannel } from './channels.ts'
 import { connectionIdSchema, recordIdSchema, vaultIdSchema } from '../records/arguments.ts'
 import type {
@@ -81,6 +83,19 @@ export const chemSchemas = {
       tool: z.enum(['bioisosteres', 'fragments', 'similar']),
     })
     .strict(),
+  /** The drawn structure; an empty or unreadable one is answered `{ok: false, error}`. */
+  'chem.novelty': z
+    .object({
+      connectionId: connectionIdSchema,
+      vaultId: vaultIdSchema,
+      structure: z
+        .object({
+          format: z.enum(['smiles', 'cxsmiles', 'molfile']),
+          text: z.string().max(maximumStructureLength),
+        })
+        .strict(),
+    })
+    .strict(),
 } satisfies Record<ChemChannel, z.ZodType>
 
 /**
@@ -106,4 +121,10 @@ export interface ChemResults {
    * not cached, `invalid_argument` when the server refuses the structure.
    */
   'chem.serverTools': { results: ServerToolResult[] }
+  /**
+   * Which cached or queued molecules the drawn structure already is (same structure, other
+   * stereo, same parent without salts and solvents), for the registration dialog while drawing.
+   * Errors: `not_found` for a vault not cached.
+   */
+  'chem.novelty': NoveltyReport
 }

@@ -18,5 +18,7 @@ export function chemHandlers(services: Services): DomainHandlers<ChemChannel> {
     'chem.indexState': ({ connectionId, vaultId }) => chem.indexState(connectionId, vaultId),
     'chem.serverTools': ({ connectionId, vaultId, moleculeId, tool }) =>
       chem.serverTools(connectionId, vaultId, moleculeId, tool),
+    'chem.novelty': ({ connectionId, vaultId, structure }) =>
+      services.novelty.check(connectionId, vaultId, structure),
   }
 }
