@@ -1,0 +1,2 @@
+export const registrationChannels = ['registration.form', 'registration.queue'] as const
+export type RegistrationChannel = (typeof registrationChannels)[number]
