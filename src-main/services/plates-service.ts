@@ -5,10 +5,34 @@
  * read-only connection of its own per question (as the curve workers read it), so that the
  * answer never waits for the cache writer and never holds the main connection. Corrections still
  * waiting in the outbox (a well marked as an outlier) are applied first.
+ *
+ * New samples and plates are checked here before they are queued, the same way for the window and
+ * the CLI: a plate's well list read (well-list.ts) and its batches found in the cache, a sample's
+ * location and position against the location's grid and the places cached and queued samples take.
  */
 import Database from 'better-sqlite3'
 import type { PlateQualityOptions } from '../../src-common/analysis/plate-quality.ts'
 import { AppError } from '../shared/app-error.ts'
+import {
+  checkPlacement,
+  type LocationPlaces,
+  type SampleFieldDefinition,
+} from '../../src-common/plates/sample-placement.ts'
+import {
+  planWells,
+  readWellList,
+  referencesOf,
+  type BatchResolution,
+  type WellListReading,
+  type WellPlan,
+} from '../../src-common/plates/well-list.ts'
+import type { PlateSize } from '../../src-common/plates.ts'
+import { isObject, toId, toText } from '../../src-common/values.ts'
+import {
+  InventoryReferences,
+  positionLabel,
+  type ProjectMatch,
+} from '../store/inventory-references.ts'
 import { PlateQueries, type PlateAnswer, type RunPlatesAnswer } from '../store/plate-queries.ts'
 import type { ReadoutIndexBacklog } from '../store/readout-index.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
@@ -33,6 +57,21 @@ export interface PlateQualityAnswer extends PlateAnswer {
 
 export interface RunPlatesQualityAnswer extends RunPlatesAnswer {
   backlog: ReadoutIndexBacklog
+}
+
+/** What a new sample's form needs: the vault's sample fields and the chosen location's places. */
+export interface SampleFormAnswer {
+  fields: SampleFieldDefinition[]
+  /** Null when no location was asked about. */
+  location: LocationPlaces | null
+  /** How many batches, projects and locations the cache holds (0: never synced). */
+  cached: { batches: number; projects: number; locations: number }
+}
+
+/** A well list read against the plate's size and resolved against the cache. */
+export interface WellListAnswer {
+  reading: WellListReading
+  plan: WellPlan
 }
 
 export interface PlatesServiceOptions {
@@ -74,14 +113,123 @@ export class PlatesService {
     )
   }
 
-  #read<T>(
+  /** Every distinct cached batch each reference names, by id, name or identifier. */
+  resolveWells(
     connectionId: string,
-    question: (queries: PlateQueries) => T,
-  ): T & { backlog: ReadoutIndexBacklog } {
-    const cache = this.#options.runtimes.get(connectionId).cache
-    let db: Database.Database
+    vaultId: number,
+    references: readonly string[],
+  ): BatchResolution[] {
+    return this.#readOnly(connectionId, (db) =>
+      new InventoryReferences(db).batches(vaultId, references),
+    )
+  }
+
+  /** A well list read for a plate of `size` wells, its batches found in the cache. */
+  readWellList(
+    connectionId: string,
+    vaultId: number,
+    text: string,
+    size: PlateSize,
+  ): WellListAnswer {
+    const reading = readWellList(text, size)
+    const resolutions = this.resolveWells(connectionId, vaultId, referencesOf(reading))
+    return { reading, plan: planWells(reading, resolutions) }
+  }
+
+  /** The projects each reference names in the cache. */
+  resolveProjects(
+    connectionId: string,
+    vaultId: number,
+    references: readonly (string | number)[],
+  ): ProjectMatch[][] {
+    return this.#readOnly(connectionId, (db) =>
+      new InventoryReferences(db).projects(vaultId, references),
+    )
+  }
+
+  /**
+   * The vault's sample fields, and a location's grid with the positions cached samples and
+   * samples waiting in the outbox take.
+   */
+  sampleForm(connectionId: string, vaultId: number, locationId?: number): SampleFormAnswer {
+    const answer = this.#readOnly(connectionId, (db) => {
+      const references = new InventoryReferences(db)
+      return {
+        fields: references.sampleFields(vaultId),
+        location: locationId === undefined ? null : references.location(vaultId, locationId),
+        cached: {
+          batches: references.count('batches', vaultId),
+          projects: references.count('projects', vaultId),
+          locations: references.count('inventory_locations', vaultId),
+        },
+      }
+    })
+    if (locationId !== undefined && answer.location === null) {
+      throw new AppError(
+        'not_found',
+        `Inventory location ${locationId} is not in the local copy of vault ${vaultId}.`,
+      )
+    }
+    if (answer.location) answer.location = this.#withQueued(connectionId, vaultId, answer.location)
+    return answer
+  }
+
+  /** The position a new sample may take at a location, as the vault labels it; else refused. */
+  checkPlacement(
+    connectionId: string,
+    vaultId: number,
+    locationId: number,
+    position: string | null,
+  ): string | null {
+    const cached = this.#readOnly(connectionId, (db) =>
+      new InventoryReferences(db).location(vaultId, locationId),
+    )
+    if (!cached) {
+      throw new AppError(
+        'invalid_argument',
+        `Inventory location ${locationId} is not in the local copy of vault ${vaultId}.`,
+      )
+    }
+    const check = checkPlacement(this.#withQueued(connectionId, vaultId, cached), position)
+    if (!check.ok) throw new AppError('invalid_argument', check.message)
+    return check.position
+  }
+
+  /** The location's places with those new samples waiting in the outbox will take. */
+  #withQueued(connectionId: string, vaultId: number, places: LocationPlaces): LocationPlaces {
+    const queued = (this.#options.outbox?.list({ connectionId }) ?? []).filter(
+      (item) =>
+        item.vaultId === vaultId &&
+        item.operation === 'sample.create' &&
+        isObject(item.payload) &&
+        toId(item.payload.location_id) === places.id,
+    )
+    if (queued.length === 0) return places
+    const positions = queued.flatMap((item) => {
+      const position = toText(item.payload.position)
+      return position ? [positionLabel(position)] : []
+    })
+    return {
+      ...places,
+      samples: places.samples + queued.length,
+      taken: [...new Set([...places.taken, ...positions])].sort(),
+    }
+  }
+
+  #readOnly<T>(connectionId: string, question: (db: Database.Database) => T): T {
+    const db = this.#open(connectionId)
     try {
-      db = new Database(cache.file, { readonly: true, fileMustExist: true })
+      db.pragma('busy_timeout = 5000')
+      return db.transaction(() => question(db))()
+    } finally {
+      db.close()
+    }
+  }
+
+  #open(connectionId: string): Database.Database {
+    const cache = this.#options.runtimes.get(connectionId).cache
+    try {
+      return new Database(cache.file, { readonly: true, fileMustExist: true })
     } catch (error) {
       throw new AppError(
         'storage',
@@ -91,6 +239,14 @@ export class PlatesService {
         },
       )
     }
+  }
+
+  #read<T>(
+    connectionId: string,
+    question: (queries: PlateQueries) => T,
+  ): T & { backlog: ReadoutIndexBacklog } {
+    const cache = this.#options.runtimes.get(connectionId).cache
+    const db = this.#open(connectionId)
     try {
       db.pragma('busy_timeout = 5000')
       // One read transaction: the plate's counts and its wells from the same moment.

@@ -1,9 +1,20 @@
 import { z } from 'zod'
-import type { PlateQualityAnswer, RunPlatesQualityAnswer } from '../../services/plates-service.ts'
+import type {
+  PlateQualityAnswer,
+  RunPlatesQualityAnswer,
+  SampleFormAnswer,
+} from '../../services/plates-service.ts'
+import type { BatchResolution } from '../../../src-common/plates/well-list.ts'
+import { wellListLimits } from '../../../src-common/plates/well-list.ts'
 import { connectionIdSchema, vaultIdSchema } from '../records/arguments.ts'
 import type { PlatesChannel } from './channels.ts'
 
-export type { PlateQualityAnswer, RunPlatesQualityAnswer }
+export type { PlateQualityAnswer, RunPlatesQualityAnswer, SampleFormAnswer }
+export type { BatchMatch, BatchResolution } from '../../../src-common/plates/well-list.ts'
+export type {
+  LocationPlaces,
+  SampleFieldDefinition,
+} from '../../../src-common/plates/sample-placement.ts'
 export type {
   PendingMark,
   PlateReadout,
@@ -67,6 +78,22 @@ export const platesSchemas = {
       quality: qualitySchema.optional(),
     })
     .strict(),
+  'plates.resolveWells': z
+    .object({
+      connectionId: connectionIdSchema,
+      vaultId: vaultIdSchema,
+      references: z
+        .array(z.string().trim().min(1).max(200))
+        .max(wellListLimits.lines, `at most ${wellListLimits.lines} batch references at once`),
+    })
+    .strict(),
+  'plates.sampleForm': z
+    .object({
+      connectionId: connectionIdSchema,
+      vaultId: vaultIdSchema,
+      locationId: idSchema.optional(),
+    })
+    .strict(),
 } satisfies Record<PlatesChannel, z.ZodType>
 
 export interface PlatesResults {
@@ -77,4 +104,14 @@ export interface PlatesResults {
   'plates.quality': PlateQualityAnswer
   /** A run's plates, each with its wells and statistics of one readout. */
   'plates.ofRun': RunPlatesQualityAnswer
+  /**
+   * Every distinct cached batch each reference of a new plate's well list names (by id, name or
+   * molecule_batch_identifier), in the order asked: one is found, none unknown, more ambiguous.
+   */
+  'plates.resolveWells': BatchResolution[]
+  /**
+   * A new sample's form: the vault's sample fields, and the location's grid with the positions
+   * cached and queued samples take.
+   */
+  'plates.sampleForm': SampleFormAnswer
 }

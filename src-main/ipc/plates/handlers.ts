@@ -8,5 +8,9 @@ export function platesHandlers(services: Services): DomainHandlers<PlatesChannel
       services.plates.plate(connectionId, vaultId, plateId, question),
     'plates.ofRun': ({ connectionId, vaultId, runId, ...question }) =>
       services.plates.run(connectionId, vaultId, runId, question),
+    'plates.resolveWells': ({ connectionId, vaultId, references }) =>
+      services.plates.resolveWells(connectionId, vaultId, references),
+    'plates.sampleForm': ({ connectionId, vaultId, locationId }) =>
+      services.plates.sampleForm(connectionId, vaultId, locationId),
   }
 }
