@@ -5,7 +5,10 @@ export interface ImportCheckInput {
   connectionId: string
   vaultId: number
   filePath: string
-  /** The protocol whose readout definitions the file's values are checked against. */
+  /**
+   * The protocol whose readout definitions the file's values are checked against; 0 when the
+   * person did not name one: then the cached protocol whose readouts the template maps.
+   */
   protocolId: number
   /** The mapping template, by id or name, as the import will name it. */
   mappingTemplate: number | string
