@@ -1,0 +1,2 @@
+export const intakeChannels = ['intake.check'] as const
+export type IntakeChannel = (typeof intakeChannels)[number]
