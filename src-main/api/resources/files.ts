@@ -2,7 +2,7 @@ import type { FileTarget } from '../../../src-common/outbox/attach-targets.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { readAnswer, integer, object, optional, string, anything, type Infer } from '../shape.ts'
-import type { CallOptions } from '../transport.ts'
+import type { CallOptions, OpenResponse } from '../transport.ts'
 import { upload, type UploadOptions } from '../upload.ts'
 import { message, type Message } from './common.ts'
 
@@ -67,6 +67,21 @@ export class FilesApi {
       operation,
       method: 'GET',
       path: vaultPath(operation, vaultId, 'files', id),
+    })
+  }
+
+  /**
+   * A file's answer as a stream, for a reader that decodes its base64 contents as they arrive
+   * (sync/attachments/contents-decoder.ts): `get` would hold the whole file in memory twice.
+   */
+  openContents(vaultId: number, id: number, options: CallOptions = {}): Promise<OpenResponse> {
+    const operation = 'files.get'
+    return this.#context.transport.open({
+      ...options,
+      operation,
+      method: 'GET',
+      path: vaultPath(operation, vaultId, 'files', id),
+      accept: 'application/json',
     })
   }
 
