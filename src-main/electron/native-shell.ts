@@ -60,6 +60,17 @@ export class NativeShell implements DesktopShell {
     }
     shell.showItemInFolder(file)
   }
+
+  /** Only paths the services gave for a fetched attachment reach here (desktop-shell.ts). */
+  async openFile(file: string): Promise<void> {
+    const failure = await shell.openPath(file)
+    if (failure !== '') {
+      throw new AppError(
+        'not_found',
+        `The system could not open ${path.basename(file)}: ${failure}`,
+      )
+    }
+  }
 }
 
 /** The person's documents folder, or home where the system names none. */

@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import packageJson from '../../package.json' with { type: 'json' }
 import { AppError } from '../shared/app-error.ts'
+import { defaultAttachmentBudgetBytes } from '../sync/attachments/budget.ts'
 import type { HostKind } from '../shared/app-info.ts'
 import { createPrivateFolder, makeTreePrivate, privateFolderMode } from '../shared/private-files.ts'
 
@@ -13,6 +14,13 @@ export interface Config {
   /** Caches, the outbox, queued attachments and logs live here. */
   dataDir: string
   logDir: string
+  /** Each connection's fetched attachments and their register (`<dataDir>/attachments`). */
+  attachmentsDir: string
+  /**
+   * The space a connection's attachments may take unless the person set another
+   * (`VAULT_DESK_ATTACHMENT_BUDGET_MB`, default 1024).
+   */
+  attachmentBudgetBytes: number
   /**
    * Base URLs to offer when a person adds a connection: the hosts their organisation uses, set
    * once by whoever installs Vault Desk (`VAULT_DESK_BASE_URLS`, comma-separated).
@@ -43,11 +51,27 @@ export function resolveConfig(sources: ConfigSources): Config {
     appVersion: packageJson.version,
     dataDir,
     logDir: path.join(dataDir, 'logs'),
+    attachmentsDir: path.join(dataDir, 'attachments'),
+    attachmentBudgetBytes: attachmentBudgetOf(env.VAULT_DESK_ATTACHMENT_BUDGET_MB),
     usualBaseUrls: (env.VAULT_DESK_BASE_URLS ?? '')
       .split(',')
       .map((url) => url.trim())
       .filter((url) => url !== ''),
   }
+}
+
+/** Megabytes from the environment, else 1 GB; a value that is not a whole number is refused. */
+function attachmentBudgetOf(text: string | undefined): number {
+  const chosen = nonEmpty(text)
+  if (chosen === undefined) return defaultAttachmentBudgetBytes
+  const megabytes = Number(chosen)
+  if (!Number.isSafeInteger(megabytes) || megabytes < 0) {
+    throw new AppError(
+      'invalid_argument',
+      `VAULT_DESK_ATTACHMENT_BUDGET_MB must be a whole number of megabytes, not ${JSON.stringify(chosen)}.`,
+    )
+  }
+  return megabytes * 1024 * 1024
 }
 
 /**
@@ -87,6 +111,7 @@ const dataFolderEntries = [
   /^outbox\.db/,
   /^caches$/,
   /^outbox$/,
+  /^attachments$/,
   /^logs$/,
   /^demo-vault$/,
   /^window-state\.json/,

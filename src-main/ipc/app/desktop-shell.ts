@@ -23,6 +23,11 @@ export interface DesktopShell {
   chooseSavePath(request: SavePathRequest): Promise<SaveTarget | null>
   /** Shows a file this shell chose in the system's file manager. */
   showInFolder(path: string): Promise<void>
+  /**
+   * Opens a fetched attachment with the system's default application; a shell without it leaves
+   * `attachments.open` to the services, which refuse it.
+   */
+  openFile?(path: string): Promise<void>
 }
 
 /** The host answers these itself (its shell); the services' handlers refuse them. */
@@ -31,6 +36,17 @@ const shellChannels = new Set<unknown>(['app.chooseSavePath', 'app.showInFolder'
 /** `dispatch` with `shell` answering the channels that need a person's desktop. */
 export function withDesktopShell(dispatch: Dispatch, shell: DesktopShell): Dispatch {
   return async (channel, args) => {
+    if (channel === 'attachments.open' && shell.openFile) {
+      // The services say where the file is (and refuse a program); the page never names a path.
+      const found = await dispatch('attachments.localPath', args)
+      if (!found.ok) return found
+      try {
+        await shell.openFile((found.value as { path: string }).path)
+        return ok({ opened: true as const })
+      } catch (error) {
+        return fail(shellError(error))
+      }
+    }
     if (!shellChannels.has(channel)) return dispatch(channel, args)
     try {
       if (channel === 'app.chooseSavePath') {
