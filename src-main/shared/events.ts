@@ -1,3 +1,4 @@
+import type { ImportCheckReport } from '../../src-common/intake/import-check.ts'
 import type { ErrorValue } from './app-error.ts'
 import type { AppStatus } from './app-status.ts'
 import type { ConnectionSyncState, SyncProgress } from './sync-status.ts'
@@ -36,6 +37,38 @@ export interface AppEvents {
   'chem.indexProgress': ChemIndexProgress
   /** An export to a file went on (a few times a second), or ended. */
   'exports.progress': ExportProgress
+  /** A watched instrument folder took, held, skipped or lost sight of something. */
+  'watch.activity': WatchActivity
+}
+
+/** What a watched instrument folder did, in words and as data (the CLI's `watch --json` lines). */
+export interface WatchActivity {
+  at: string
+  /** The saved folder's id; null for a folder the CLI watches without saving it. */
+  folderId: number | null
+  connectionId: string
+  vaultId: number
+  folder: string
+  type:
+    | 'started'
+    | 'stopped'
+    | 'queued'
+    | 'held'
+    | 'discarded'
+    | 'already-taken'
+    | 'ignored'
+    | 'waiting'
+    | 'folder-missing'
+    | 'folder-back'
+    | 'failed'
+  /** The file it is about, if any. */
+  fileName: string | null
+  message: string
+  /** The file's entry in the register of taken files. */
+  takenFileId?: number
+  outboxItemId?: number
+  /** The local check's report (queued with warnings, or held). */
+  report?: ImportCheckReport
 }
 
 /** An export to a file: how far it is, and how it ended. */
@@ -96,6 +129,7 @@ export const appEventNames = [
   'outbox.changed',
   'chem.indexProgress',
   'exports.progress',
+  'watch.activity',
 ] as const satisfies readonly AppEventName[]
 
 /** Fails to compile when an event of AppEvents is missing from appEventNames. */

@@ -32,6 +32,38 @@ export const appMigrations: readonly Migration[] = [
     renameConnectionsAlikeInCase(db)
     db.exec('CREATE UNIQUE INDEX connections_by_name ON connections (name COLLATE NOCASE);')
   },
+  // Watched instrument folders (watch-repository.ts): what each watches for, and the register of
+  // the files it took, by content, so that a restart or a copy of a file never takes it again.
+  (db) =>
+    db.exec(`
+      CREATE TABLE watched_folders (
+        id INTEGER PRIMARY KEY,
+        connection_id TEXT NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+        vault_id INTEGER NOT NULL,
+        folder TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        enabled INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+        created_at TEXT NOT NULL,
+        UNIQUE (connection_id, vault_id, folder)
+      );
+      CREATE TABLE watched_files (
+        id INTEGER PRIMARY KEY,
+        connection_id TEXT NOT NULL,
+        vault_id INTEGER NOT NULL,
+        folder TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        file_name TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        taken_at TEXT NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('queued', 'held', 'discarded')),
+        outbox_item_id INTEGER,
+        report TEXT,
+        held_copy TEXT,
+        decided_at TEXT,
+        UNIQUE (connection_id, vault_id, folder, sha256)
+      );
+      CREATE INDEX watched_files_held ON watched_files (outcome) WHERE outcome = 'held';
+    `),
 ]
 
 /**
