@@ -4,18 +4,22 @@
  * Each domain lists its own channels in `<domain>/channels.ts`.
  */
 import { appChannels } from './app/channels.ts'
+import { attachmentChannels } from './attachments/channels.ts'
 import { chemChannels } from './chem/channels.ts'
 import { connectionChannels } from './connections/channels.ts'
 import { curvesChannels } from './curves/channels.ts'
 import { demoChannels } from './demo/channels.ts'
 import { exportChannels } from './exports/channels.ts'
+import { intakeChannels } from './intake/channels.ts'
 import { outboxChannels } from './outbox/channels.ts'
 import { platesChannels } from './plates/channels.ts'
 import { recordChannels } from './records/channels.ts'
+import { registrationChannels } from './registration/channels.ts'
 import { resultsChannels } from './results/channels.ts'
 import { searchesChannels } from './searches/channels.ts'
 import { syncChannels } from './sync/channels.ts'
 import { vaultChannels } from './vaults/channels.ts'
+import { watchChannels } from './watch/channels.ts'
 
 export const requestChannels = [
   ...appChannels,
@@ -28,9 +32,13 @@ export const requestChannels = [
   ...platesChannels,
   ...syncChannels,
   ...outboxChannels,
+  ...registrationChannels,
   ...chemChannels,
   ...exportChannels,
+  ...intakeChannels,
   ...searchesChannels,
+  ...watchChannels,
+  ...attachmentChannels,
 ] as const
 
 export type RequestChannel = (typeof requestChannels)[number]

@@ -7,19 +7,23 @@ import type { z } from 'zod'
 import type { AppEventName, AppEvents } from '../shared/events.ts'
 import type { Result } from '../shared/result.ts'
 import { appSchemas, type AppResults } from './app/contract.ts'
+import { attachmentSchemas, type AttachmentResults } from './attachments/contract.ts'
 import type { RequestChannel } from './channels.ts'
 import { chemSchemas, type ChemResults } from './chem/contract.ts'
 import { connectionSchemas, type ConnectionResults } from './connections/contract.ts'
 import { curvesSchemas, type CurvesResults } from './curves/contract.ts'
 import { demoSchemas, type DemoResults } from './demo/contract.ts'
 import { exportSchemas, type ExportResults } from './exports/contract.ts'
+import { intakeSchemas, type IntakeResults } from './intake/contract.ts'
 import { outboxSchemas, type OutboxResults } from './outbox/contract.ts'
 import { platesSchemas, type PlatesResults } from './plates/contract.ts'
 import { recordSchemas, type RecordResults } from './records/contract.ts'
+import { registrationSchemas, type RegistrationResults } from './registration/contract.ts'
 import { resultsSchemas, type ResultsResults } from './results/contract.ts'
 import { searchesSchemas, type SearchesResults } from './searches/contract.ts'
 import { syncSchemas, type SyncResults } from './sync/contract.ts'
 import { vaultSchemas, type VaultResults } from './vaults/contract.ts'
+import { watchSchemas, type WatchResults } from './watch/contract.ts'
 
 /** Each domain's schemas (`<domain>/contract.ts`), merged. */
 export const requestSchemas = {
@@ -33,9 +37,13 @@ export const requestSchemas = {
   ...platesSchemas,
   ...syncSchemas,
   ...outboxSchemas,
+  ...registrationSchemas,
   ...chemSchemas,
   ...exportSchemas,
+  ...intakeSchemas,
   ...searchesSchemas,
+  ...watchSchemas,
+  ...attachmentSchemas,
 } satisfies Record<RequestChannel, z.ZodType>
 
 export interface RequestResults
@@ -50,9 +58,13 @@ export interface RequestResults
     PlatesResults,
     SyncResults,
     OutboxResults,
+    RegistrationResults,
     ChemResults,
     ExportResults,
-    SearchesResults {}
+    IntakeResults,
+    SearchesResults,
+    WatchResults,
+    AttachmentResults {}
 
 /** Fails to compile when the results and the channel list disagree. */
 export type EveryResultTyped = AssertNever<
@@ -146,5 +158,26 @@ export type {
 } from './plates/contract.ts'
 export type { ExportFormat, ExportProgress, ExportStarted } from './exports/contract.ts'
 export type { SyncSettings } from './sync/contract.ts'
+export type {
+  AttachmentBudget,
+  AttachmentPreview,
+  AttachmentStatus,
+  AttachmentView,
+} from './attachments/contract.ts'
 export type { OutboxItemView, PendingRecord, StagedFileView } from './outbox/contract.ts'
 export type { OutboxChange } from '../shared/events.ts'
+export type {
+  TakenFile,
+  TakenOutcome,
+  WatchActivity,
+  WatchedFolderView,
+  WatchSettings,
+} from './watch/contract.ts'
+export type {
+  RegistrationField,
+  RegistrationForm,
+  RegistrationProblem,
+  RegistrationRequest,
+  RegistrationResult,
+} from './registration/contract.ts'
+export type { ImportCheckReport, ImportProblem, ImportProblemKind } from './intake/contract.ts'

@@ -16,12 +16,18 @@ import { ConnectionCaches } from '../store/connection-caches.ts'
 import { ConnectionRegistry } from '../store/connection-registry.ts'
 import { ConnectionsRepository } from '../store/connections-repository.ts'
 import { SettingsRepository } from '../store/settings-repository.ts'
+import { WatchRepository } from '../store/watch-repository.ts'
+import type { ImportChecker } from '../intake/import-checker.ts'
+import { LocalImportChecker, structureProblemsFrom } from '../intake/import-check.ts'
+import { WatchService } from './watch-service.ts'
 import { BrowseService } from './browse-service.ts'
 import { ResultsService } from './results-service.ts'
 import { SavedSearchesService } from './saved-searches-service.ts'
 import { CurvesService } from './curves-service.ts'
 import { PlatesService } from './plates-service.ts'
+import { RegistrationService } from './registration-service.ts'
 import { LocalChemService, type ChemService } from './chem-service.ts'
+import { NoveltyService } from './novelty-service.ts'
 import { structureIngest } from './structure-ingest.ts'
 import { OutboxDesk } from './outbox-desk.ts'
 import { prepareDataDir, resolveConfig, type Config, type ConfigSources } from './config.ts'
@@ -31,6 +37,7 @@ import { ConnectionRuntimes } from './connection-runtimes.ts'
 import { ConnectionsService } from './connections-service.ts'
 import { DemoVault } from './demo-vault.ts'
 import { ExportService } from './export-service.ts'
+import { AttachmentsService } from './attachments-service.ts'
 import { FileLogger } from './file-logger.ts'
 import { StatusService } from './status-service.ts'
 import { SyncService, type PullTuning } from './sync-service.ts'
@@ -59,15 +66,25 @@ export interface Services {
   readonly plates: PlatesService
   /** Depictions, properties, structure searches and the vault's structure tools. */
   readonly chem: ChemService
+  /** The registration dialog's novelty check against the cached vault and the outbox. */
+  readonly novelty: NoveltyService
   /** Exports of any list to CSV, SD file, Excel or JSON Lines, offline. */
   readonly exports: ExportService
   /** The vault's saved searches from the cache, in words, and as offline lists. */
   readonly searches: SavedSearchesService
+  /** Attachments' contents on this computer: fetched by sync within a budget, opened, previewed. */
+  readonly attachments: AttachmentsService
   readonly demo: DemoVault
   /** What the person did that the server does not have yet; sent in the background. */
   readonly outbox: Outbox
   /** Files handed over as bytes by a window, and the outbox's history (the Outbox view). */
   readonly outboxDesk: OutboxDesk
+  /** Compounds registered offline: the vault's form from the cache, checked and queued. */
+  readonly registration: RegistrationService
+  /** Watched instrument folders: their settings, what they took, decisions on held files. */
+  readonly watch: WatchService
+  /** The local check of an import file against the cache, before it is queued. */
+  readonly importChecker: ImportChecker
   info(): AppInfo
   close(): Promise<void>
 }
@@ -101,7 +118,14 @@ export interface ServiceOptions extends ConfigSources {
    * syncs or sends) and released when the services close. Hosts that stay up take it themselves.
    */
   dataFolderLock?: DataFolderLock
+  /** Watched folders' settle time and scan period (tests use short ones). */
+  watch?: { settleMs?: number; scanMs?: number }
+  /** The local check of import files before they are queued (watched folders). */
+  importChecker?: ImportChecker
 }
+
+/** How long an import check waits for the vault to give a template's column mappings. */
+const mappingTemplateTimeoutMs = 10_000
 
 /** How often a host that stays up looks again for a data folder another process holds. */
 const dataFolderRetryMs = 2_000
@@ -188,6 +212,25 @@ export function createServices(options: ServiceOptions): Services {
     log: log.child({ component: 'chem' }),
     ...(options.chemWorkers !== undefined ? { workers: options.chemWorkers } : {}),
   })
+  const novelty = new NoveltyService({
+    cache: (connectionId) => runtimes.get(connectionId).cache,
+    pendingRecords: (connectionId, vaultId) => [
+      ...outbox.pendingList(connectionId, vaultId, 'molecules'),
+      ...outbox.pendingList(connectionId, vaultId, 'batches'),
+    ],
+    buildIndex: (connectionId, vaultId) => {
+      chem.indexState(connectionId, vaultId).catch((error: unknown) => {
+        log.warn('cannot index the structures of a vault', { connectionId, vaultId, error })
+      })
+    },
+    log: log.child({ component: 'novelty' }),
+  })
+  events.on('chem.indexProgress', ({ connectionId, vaultId, indexed, total }) =>
+    novelty.indexChanged(connectionId, vaultId, { indexed, total }),
+  )
+  events.on('records.changed', ({ connectionId, vaultId, kinds }) => {
+    if (kinds.includes('molecules')) novelty.indexChanged(connectionId, vaultId)
+  })
   const sync: SyncService = new SyncService({
     runtimes,
     registry,
@@ -234,12 +277,42 @@ export function createServices(options: ServiceOptions): Services {
     chem,
   )
   const results = new ResultsService(runtimes)
+  const importChecker =
+    options.importChecker ??
+    new LocalImportChecker({
+      cacheFileOf: (connectionId) => runtimes.get(connectionId).cache.file,
+      structureProblems: structureProblemsFrom(chem),
+      fetchMappingTemplate: async (connectionId, vaultId, templateId, signal) =>
+        runtimes.get(connectionId).client.mappingTemplates.get(vaultId, templateId, {
+          timeoutMs: mappingTemplateTimeoutMs,
+          ...(signal ? { signal } : {}),
+        }),
+    })
+  const watch = new WatchService({
+    repository: new WatchRepository(db),
+    outbox,
+    checker: importChecker,
+    runtimes,
+    events,
+    log: log.child({ component: 'watch' }),
+    copiesDir: path.join(config.dataDir, 'watched-files'),
+    ...options.watch,
+  })
   const exports = new ExportService({
     browse,
     results,
     chem,
     events,
     log: log.child({ component: 'exports' }),
+  })
+  const attachments = new AttachmentsService({
+    root: config.attachmentsDir,
+    runtimes,
+    settings,
+    events,
+    log: log.child({ component: 'attachments' }),
+    defaultBudgetBytes: config.attachmentBudgetBytes,
+    background: options.background ?? config.host !== 'cli',
   })
   let closing: Promise<void> | undefined
   let lock = options.dataFolderLock
@@ -250,6 +323,7 @@ export function createServices(options: ServiceOptions): Services {
     const startWriting = () => {
       sync.startScheduling()
       outbox.start()
+      watch.start()
     }
     const attempt = lock
       ? ({ held: true, lock } as const)
@@ -290,11 +364,16 @@ export function createServices(options: ServiceOptions): Services {
     curves,
     plates: new PlatesService({ runtimes, outbox }),
     chem,
+    novelty,
     exports,
     searches: new SavedSearchesService(runtimes),
+    attachments,
     demo,
     outbox,
     outboxDesk,
+    watch,
+    importChecker,
+    registration: new RegistrationService({ runtimes, outbox, chem }),
     info: () => ({
       name: config.appName,
       version: config.appVersion,
@@ -308,11 +387,14 @@ export function createServices(options: ServiceOptions): Services {
       clearInterval(lockRetry)
       closing ??= (async () => {
         await exports.close()
+        await attachments.close()
         await sync.close()
         await demo.close()
+        await watch.close()
         await outbox.close()
         outboxDesk.close()
         await chem.close()
+        await novelty.close()
         await curves.close()
         await runtimes.closeAll()
         db.close()
