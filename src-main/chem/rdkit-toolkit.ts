@@ -40,7 +40,10 @@ export class RDKitToolkit {
 
   static async load(): Promise<RDKitToolkit> {
     // The package is CommonJS: Node hands over module.exports, whose `default` is the factory.
-    return new RDKitToolkit(await initRDKitModule.default())
+    // Its typings say otherwise under some module settings (the window's type check reads this
+    // file through type imports), hence the cast.
+    const loaded = initRDKitModule as unknown as { default: () => Promise<MainModule> }
+    return new RDKitToolkit(await loaded.default())
   }
 
   get version(): string {

@@ -15,6 +15,7 @@ import type { Logger } from '../shared/logger.ts'
 import type {
   TakenFile,
   WatchedFolder,
+  WatchedFolderView,
   WatchPlace,
   WatchRepository,
   WatchSettings,
@@ -39,15 +40,6 @@ export interface WatchServiceOptions {
 export interface WatchTiming {
   settleMs?: number
   scanMs?: number
-}
-
-/** A saved folder with what its watcher sees now. */
-export interface WatchedFolderView extends WatchedFolder {
-  state: 'watching' | 'missing' | 'disabled' | 'stopped'
-  /** Files held for a decision. */
-  held: number
-  /** The protocol's name in the cache; null when it is not there (not synced, or gone). */
-  protocolName: string | null
 }
 
 /** A folder being watched, and how to stop it. */

@@ -354,3 +354,12 @@ function toTakenFile(row: FileRow): TakenFile {
     decidedAt: row.decided_at,
   }
 }
+
+/** A saved folder with what its watcher sees now. */
+export interface WatchedFolderView extends WatchedFolder {
+  state: 'watching' | 'missing' | 'disabled' | 'stopped'
+  /** Files held for a decision. */
+  held: number
+  /** The protocol's name in the cache; null when it is not there (not synced, or gone). */
+  protocolName: string | null
+}

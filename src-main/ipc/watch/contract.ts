@@ -1,12 +1,16 @@
 import { z } from 'zod'
 import { watchSettings } from '../../store/watch-repository.ts'
-import type { TakenFile } from '../../store/watch-repository.ts'
-import type { WatchedFolderView } from '../../services/watch-service.ts'
+// Types from the store only: the window type-checks what this file imports.
+import type { TakenFile, WatchedFolderView } from '../../store/watch-repository.ts'
 import { connectionIdSchema, vaultIdSchema } from '../records/arguments.ts'
 import type { WatchChannel } from './channels.ts'
 
-export type { TakenFile, TakenOutcome, WatchSettings } from '../../store/watch-repository.ts'
-export type { WatchedFolderView } from '../../services/watch-service.ts'
+export type {
+  TakenFile,
+  TakenOutcome,
+  WatchedFolderView,
+  WatchSettings,
+} from '../../store/watch-repository.ts'
 export type { WatchActivity } from '../../shared/events.ts'
 
 const folderPath = z.string().trim().min(1, 'choose a folder').max(4096)
