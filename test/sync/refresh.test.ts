@@ -31,6 +31,20 @@ describe('reference data and deletion checks on a slower cadence', () => {
     ).not.toBeNaN()
   })
 
+  it('keeps each mapping template with its column mappings, for checking imports offline', async () => {
+    await pull(demo.client, demo.cache, { vaultIds: [demo.main], refreshAll: true })
+    const summaries = await demo.client.mappingTemplates.list(demo.main)
+    expect(summaries.length).toBeGreaterThan(0)
+    for (const summary of summaries) {
+      const detail = await demo.client.mappingTemplates.get(demo.main, summary.id)
+      expect(demo.cache.get('mapping_templates', demo.main, summary.id)).toMatchObject({
+        name: summary.name,
+        header_mappings: detail.header_mappings,
+      })
+    }
+    expect(summaries.some((summary) => summary.header_mappings === undefined)).toBe(true)
+  })
+
   it('reads everything at once when asked, due or not', async () => {
     const project = (await demo.client.projects.list(demo.main))[0]!
     await demo.client.projects.update(demo.main, project.id, {

@@ -2,6 +2,7 @@ import type { KindPulls } from '../kind-pull.ts'
 import type { ApiContext } from '../api-context.ts'
 import { call, vaultPath } from '../call.ts'
 import { list } from '../envelope.ts'
+import { ApiError } from '../errors.ts'
 import { arrayOf, integer, object, optional, string, timestamp, type Infer } from '../shape.ts'
 import type { CallOptions } from '../transport.ts'
 
@@ -29,9 +30,29 @@ const mappingTemplate = object({
 export type MappingTemplate = Infer<typeof mappingTemplate>
 
 export class MappingTemplatesApi {
-  /** How sync reads mapping templates (src-main/sync/kind-plans.ts). */
+  /**
+   * How sync reads mapping templates (src-main/sync/kind-plans.ts): each one read alone, for the
+   * column mappings an import file is checked against offline. A template that cannot be read
+   * alone (deleted meanwhile) keeps its summary.
+   */
   readonly pulls: KindPulls = {
-    mapping_templates: { fetch: (vaultId, call) => this.list(vaultId, call) },
+    mapping_templates: {
+      fetch: async (vaultId, call) => {
+        const summaries = await this.list(vaultId, call)
+        return Promise.all(
+          summaries.map(async (summary) => {
+            try {
+              return await this.get(vaultId, summary.id, call)
+            } catch (error) {
+              if (error instanceof ApiError && (error.status === 404 || error.status === 403)) {
+                return summary
+              }
+              throw error
+            }
+          }),
+        )
+      },
+    },
   }
 
   readonly #context: ApiContext
