@@ -10,7 +10,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CurvesAnswer } from '../../src-main/ipc/contract.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 
 const bin = path.resolve(import.meta.dirname, '../../bin/vault-desk.js')
 let sim: VaultSim
@@ -50,7 +51,7 @@ async function online<T>(route: string): Promise<T> {
 }
 
 beforeAll(async () => {
-  sim = await startVaultSim({ port: 0, seed: 'demo' })
+  sim = await startDemoSnapshotSim({ port: 0 })
   token = sim.cast.users.admin.tokens[0]!
   main = sim.cast.vaults.main.id
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-cli-curves-'))

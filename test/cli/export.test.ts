@@ -10,7 +10,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { canonicalSmiles, exportReadersHere, readCsv, readSdf } from '../support/export-readers.ts'
 
 const bin = path.resolve(import.meta.dirname, '../../bin/vault-desk.js')
@@ -65,7 +66,7 @@ interface FindDocument {
 }
 
 beforeAll(async () => {
-  sim = await startVaultSim({ port: 0, seed: 'demo' })
+  sim = await startDemoSnapshotSim({ port: 0 })
   token = sim.cast.users.admin.tokens[0]!
   main = sim.cast.vaults.main.id
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-cli-export-'))

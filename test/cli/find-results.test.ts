@@ -10,7 +10,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exportReadersHere, readCsv } from '../support/export-readers.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 
 const bin = path.resolve(import.meta.dirname, '../../bin/vault-desk.js')
 let sim: VaultSim
@@ -63,7 +64,7 @@ async function vaultAnswer(criteria: Record<string, unknown>[]): Promise<number[
 }
 
 beforeAll(async () => {
-  sim = await startVaultSim({ port: 0, seed: 'demo' })
+  sim = await startDemoSnapshotSim({ port: 0 })
   token = sim.cast.users.admin.tokens[0]!
   main = sim.cast.vaults.main.id
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-cli-results-'))
@@ -76,7 +77,8 @@ afterAll(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
 })
 
-describe('vault-desk find --readout', () => {
+// Each case starts the executable; a shared machine may take seconds for each.
+describe('vault-desk find --readout', { timeout: 180_000 }, () => {
   it('indexes the readouts on first need, then finds what the vault finds online', async () => {
     const run = await vaultDesk([
       'find',
@@ -153,7 +155,7 @@ describe('vault-desk find --readout', () => {
   })
 })
 
-describe.runIf(exportReadersHere())('vault-desk export --results', () => {
+describe.runIf(exportReadersHere())('vault-desk export --results', { timeout: 180_000 }, () => {
   const kinase = 'Kinase IC50 (ADP-Glo)'
 
   it('writes the results table the criteria narrow, sorted by a column, as CSV', async () => {

@@ -11,7 +11,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OutboxItemView } from '../../src-common/outbox/item-view.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 
 const bin = path.resolve(import.meta.dirname, '../../bin/vault-desk.js')
 let sim: VaultSim
@@ -83,7 +84,7 @@ function boxWithFreePosition(): { id: number; free: string; taken: string } {
 }
 
 beforeAll(async () => {
-  sim = await startVaultSim({ port: 0, seed: 'demo' })
+  sim = await startDemoSnapshotSim({ port: 0 })
   token = sim.cast.users.writer.tokens[0]!
   main = sim.cast.vaults.main.id
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-cli-inventory-'))

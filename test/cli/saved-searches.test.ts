@@ -12,7 +12,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VaultClient } from '../../src-main/api/client.ts'
 import { LimiterRegistry } from '../../src-main/api/limiter-registry.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 
 const bin = path.resolve(import.meta.dirname, '../../bin/vault-desk.js')
 let sim: VaultSim
@@ -98,9 +99,8 @@ async function vaultGet(resource: string): Promise<unknown[]> {
 }
 
 beforeAll(async () => {
-  sim = await startVaultSim({
+  sim = await startDemoSnapshotSim({
     port: 0,
-    seed: 'demo',
     exportTiming: { startDelayMs: 5, durationMs: 20 },
   })
   token = sim.cast.users.admin.tokens[0]!

@@ -3,7 +3,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import {
   secretServiceInstalled,
@@ -18,9 +19,8 @@ let token: string
 let main: number
 
 beforeAll(async () => {
-  sim = await startVaultSim({
+  sim = await startDemoSnapshotSim({
     port: 0,
-    seed: 'demo',
     exportTiming: { startDelayMs: 5, durationMs: 20 },
   })
   token = sim.cast.users.admin.tokens[0]!

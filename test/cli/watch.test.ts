@@ -4,7 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { WatchActivity } from '../../src-main/shared/events.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 
 /**
  * `vault-desk watch` as an instrument PC runs it: the real executable as a child process, headless
@@ -20,7 +21,7 @@ let folder: string
 const children: ChildProcess[] = []
 
 beforeAll(async () => {
-  sim = await startVaultSim({ port: 0, seed: 'demo' })
+  sim = await startDemoSnapshotSim({ port: 0 })
 })
 afterAll(() => sim.stop())
 beforeEach(() => {

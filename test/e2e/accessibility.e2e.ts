@@ -70,7 +70,10 @@ describe.runIf(available)('accessibility of every screen in Chromium', () => {
   }
 
   beforeAll(async () => {
-    app = await AppUnderTest.start({ pull: { exportThreshold: Number.POSITIVE_INFINITY } })
+    app = await AppUnderTest.start(
+      { pull: { exportThreshold: Number.POSITIVE_INFINITY } },
+      { seededDemoVault: true },
+    )
     const session = await app.open()
     page = session.page
     problems = session.problems

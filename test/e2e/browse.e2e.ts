@@ -2,7 +2,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
@@ -95,9 +96,8 @@ describe.runIf(available)('browsing a vault in Chromium, online and then offline
   }
 
   beforeAll(async () => {
-    sim = await startVaultSim({
+    sim = await startDemoSnapshotSim({
       port: 0,
-      seed: 'demo',
       exportTiming: { startDelayMs: 0, durationMs: 0 },
     })
     token = sim.users.find((user) => user.role === 'admin')!.token

@@ -29,7 +29,10 @@ describe.runIf(available)('chemistry offline in Chromium: drawings, structure se
   }
 
   beforeAll(async () => {
-    app = await AppUnderTest.start({ pull: { exportThreshold: Number.POSITIVE_INFINITY } })
+    app = await AppUnderTest.start(
+      { pull: { exportThreshold: Number.POSITIVE_INFINITY } },
+      { seededDemoVault: true },
+    )
     const session = await app.open()
     page = session.page
     problems = session.problems

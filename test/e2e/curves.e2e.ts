@@ -7,8 +7,9 @@
  */
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
 import { networkSwitch, type NetworkSwitch } from '../outbox/support/network-switch.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
@@ -57,9 +58,8 @@ describe.runIf(available)('dose-response curves in Chromium', () => {
   }
 
   beforeAll(async () => {
-    sim = await startVaultSim({
+    sim = await startDemoSnapshotSim({
       port: 0,
-      seed: 'demo',
       exportTiming: { startDelayMs: 0, durationMs: 0 },
     })
     network = await networkSwitch(Number(new URL(sim.baseUrl).port))

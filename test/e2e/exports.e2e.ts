@@ -69,7 +69,10 @@ describe.runIf(available)('saving a view as a file in Chromium', () => {
   }
 
   beforeAll(async () => {
-    app = await AppUnderTest.start({ pull: { exportThreshold: Number.POSITIVE_INFINITY } })
+    app = await AppUnderTest.start(
+      { pull: { exportThreshold: Number.POSITIVE_INFINITY } },
+      { seededDemoVault: true },
+    )
     downloadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-e2e-downloads-'))
     const session = await app.open()
     page = session.page

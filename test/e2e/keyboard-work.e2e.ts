@@ -9,8 +9,9 @@
  */
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
 import { networkSwitch, type NetworkSwitch } from '../outbox/support/network-switch.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
@@ -111,7 +112,7 @@ describe.runIf(available)('keyboard-only work through the outbox in Chromium', (
   }
 
   beforeAll(async () => {
-    sim = await startVaultSim({ port: 0, seed: 'demo' })
+    sim = await startDemoSnapshotSim({ port: 0 })
     network = await networkSwitch(Number(new URL(sim.baseUrl).port))
     token = sim.cast.users.admin.tokens[0]!
     vaultId = sim.cast.vaults.main.id

@@ -12,7 +12,8 @@ import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { addScreeningRun, type ScreeningRun } from '../../bench/plate-heatmap.bench.ts'
 import { scaleLabel } from '../../src-renderer/src/lib/plates/heat-scale.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
@@ -38,9 +39,8 @@ describe.skipIf(!available)('plate quality in the window', () => {
   let screen: ScreeningRun
 
   beforeAll(async () => {
-    sim = await startVaultSim({
+    sim = await startDemoSnapshotSim({
       port: 0,
-      seed: 'demo',
       exportTiming: { startDelayMs: 0, durationMs: 0 },
     })
     vaultId = sim.cast.vaults.main.id

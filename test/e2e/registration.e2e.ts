@@ -1,10 +1,11 @@
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
 import { networkSwitch, type NetworkSwitch } from '../outbox/support/network-switch.ts'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 
 const available = requirement(chromiumInstalled(), 'Chromium (/usr/bin/chromium)')
 
@@ -79,7 +80,7 @@ describe.runIf(available)('registering a compound in Chromium: novelty check, ou
   }
 
   beforeAll(async () => {
-    sim = await startVaultSim({ port: 0, seed: 'demo' })
+    sim = await startDemoSnapshotSim({ port: 0 })
     network = await networkSwitch(Number(new URL(sim.baseUrl).port))
     const token = sim.cast.users.admin.tokens[0]!
     parent = sim.core.db

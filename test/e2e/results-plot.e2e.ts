@@ -9,10 +9,11 @@
  */
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
 import { networkSwitch, type NetworkSwitch } from '../outbox/support/network-switch.ts'
 import { columnExtent, scaleOf } from '../../src-renderer/src/lib/plots/scales.ts'
 import { decodeIds } from '../../src-renderer/src/lib/results/molecule-pick.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
@@ -129,9 +130,8 @@ describe.runIf(available)('the Plot view of a results table in Chromium', () => 
   }
 
   beforeAll(async () => {
-    sim = await startVaultSim({
+    sim = await startDemoSnapshotSim({
       port: 0,
-      seed: 'demo',
       exportTiming: { startDelayMs: 0, durationMs: 0 },
     })
     network = await networkSwitch(Number(new URL(sim.baseUrl).port))

@@ -6,8 +6,9 @@
  */
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
 import { networkSwitch, type NetworkSwitch } from '../outbox/support/network-switch.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
@@ -118,9 +119,8 @@ describe.runIf(available)('the results table in Chromium', () => {
   const row = (index: number): Locator => grid().locator('[role="row"][data-position]').nth(index)
 
   beforeAll(async () => {
-    sim = await startVaultSim({
+    sim = await startDemoSnapshotSim({
       port: 0,
-      seed: 'demo',
       exportTiming: { startDelayMs: 0, durationMs: 0 },
     })
     network = await networkSwitch(Number(new URL(sim.baseUrl).port))

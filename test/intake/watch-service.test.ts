@@ -12,8 +12,9 @@ import type { WatchActivity } from '../../src-main/shared/events.ts'
 import { silentLogger } from '../../src-main/shared/logger.ts'
 import { openAppDatabase } from '../../src-main/store/app-database.ts'
 import { WatchRepository } from '../../src-main/store/watch-repository.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
 import { testServices } from '../services/support.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 
 /**
  * A watched folder end to end: real services on a temporary data folder, the app database's
@@ -50,7 +51,7 @@ function start(existingDataDir?: string): void {
 }
 
 beforeAll(async () => {
-  sim = await startVaultSim({ port: 0, seed: 'demo' })
+  sim = await startDemoSnapshotSim({ port: 0 })
   vaultId = sim.cast.vaults.main.id
   protocolId = (
     sim.core.db.prepare("SELECT id FROM protocols WHERE name = 'Kinase IC50 (ADP-Glo)'").get() as {

@@ -7,6 +7,7 @@ import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import type { Services } from '../../src-main/services/index.ts'
 import type { ConnectionSyncState } from '../../src-main/shared/sync-status.ts'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import { copyDemoSnapshot } from '../support/demo-snapshot.ts'
 import { fileContains, filesUnder, nextEvent, recordEvents, testServices } from './support.ts'
 
 let sim: VaultSim
@@ -25,6 +26,7 @@ const simOptions = {
 } as const
 
 beforeAll(async () => {
+  await copyDemoSnapshot(simOptions.db)
   sim = await startVaultSim({ port: 0, ...simOptions })
   token = sim.cast.users.admin.tokens[0]!
   main = sim.cast.vaults.main.id

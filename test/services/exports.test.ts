@@ -19,7 +19,8 @@ import type {
 } from '../../src-main/ipc/contract.ts'
 import { ExportService } from '../../src-main/services/export-service.ts'
 import type { Services } from '../../src-main/services/index.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import {
   canonicalSmiles,
   exportReadersHere,
@@ -40,7 +41,7 @@ let folder: string
 const pendingName = 'Renamed offline, "twice"\nÜnïcödé 化合物'
 
 beforeAll(async () => {
-  sim = await startVaultSim({ port: 0, seed: 'demo' })
+  sim = await startDemoSnapshotSim({ port: 0 })
   main = sim.cast.vaults.main.id
   ;({ services, dispose } = testServices())
   dispatch = createDispatcher(createHandlers(services), services.log)

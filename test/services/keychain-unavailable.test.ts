@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDispatcher } from '../../src-main/ipc/dispatcher.ts'
 import { createHandlers } from '../../src-main/ipc/handlers.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import {
   secretServiceInstalled,
@@ -23,7 +24,7 @@ describe.runIf(canRun)(
       // A session bus on which no Secret Service runs, as on a bare Linux lab machine.
       secrets = await startSecretService('absent')
       Object.assign(process.env, secrets.env)
-      sim = await startVaultSim({ port: 0, seed: 'demo' })
+      sim = await startDemoSnapshotSim({ port: 0 })
     })
     afterAll(async () => {
       await sim?.stop()

@@ -2,7 +2,8 @@ import fs from 'node:fs'
 import keytar from 'keytar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cacheFile } from '../../src-main/store/cache-files.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import {
   secretServiceInstalled,
@@ -22,7 +23,7 @@ describe.runIf(canRun)('connections keep their tokens in the real keychain', () 
     secrets = await startSecretService('unlocked')
     // libsecret keeps the first bus it connects to: set before keytar is first used.
     Object.assign(process.env, secrets.env)
-    sim = await startVaultSim({ port: 0, seed: 'demo' })
+    sim = await startDemoSnapshotSim({ port: 0 })
   })
   afterAll(async () => {
     await sim?.stop()

@@ -22,7 +22,8 @@ import type { ExportProgress, ExportStarted } from '../../src-main/ipc/contract.
 import type { ResultsAnswer, ResultsCatalogue } from '../../src-main/ipc/results/contract.ts'
 import { ExportService } from '../../src-main/services/export-service.ts'
 import type { Services } from '../../src-main/services/index.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import {
   canonicalSmiles,
   exportReadersHere,
@@ -43,7 +44,7 @@ let folder: string
 let catalogue: ProtocolEntry[]
 
 beforeAll(async () => {
-  sim = await startVaultSim({ port: 0, seed: 'demo' })
+  sim = await startDemoSnapshotSim({ port: 0 })
   main = sim.cast.vaults.main.id
   ;({ services, dispose } = testServices())
   dispatch = createDispatcher(createHandlers(services), services.log)

@@ -10,7 +10,8 @@ import { createDispatcher, type Dispatch } from '../../src-main/ipc/dispatcher.t
 import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import type { CachedRecordPage } from '../../src-main/ipc/records/contract.ts'
 import type { SavedSearchRun, SavedSearchSummary } from '../../src-main/ipc/searches/contract.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { nextEvent, testServices } from './support.ts'
 
 let sim: VaultSim
@@ -26,9 +27,8 @@ async function call<T>(channel: string, args: unknown): Promise<T> {
 }
 
 beforeAll(async () => {
-  sim = await startVaultSim({
+  sim = await startDemoSnapshotSim({
     port: 0,
-    seed: 'demo',
     exportTiming: { startDelayMs: 5, durationMs: 20 },
   })
   main = sim.cast.vaults.main.id

@@ -13,7 +13,8 @@ import {
   type ConnectionPullOptions,
   type ConnectionPullResult,
 } from '../../src-main/sync/connection-pull.ts'
-import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 
 export type CastUser = 'admin' | 'writer' | 'reader' | 'outsider'
 
@@ -152,9 +153,8 @@ export function simClockProxy(sim: VaultSim): Promise<SimProxy> {
 
 /** The demo seed's simulator, its exports made in a few tens of milliseconds. */
 export function startDemoSim(): Promise<VaultSim> {
-  return startVaultSim({
+  return startDemoSnapshotSim({
     port: 0,
-    seed: 'demo',
     exportTiming: { startDelayMs: 5, durationMs: 20 },
   })
 }

@@ -5,7 +5,8 @@
  * readout-value.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startVaultSim, type VaultSim } from '../../../src-sim/index.ts'
+import type { VaultSim } from '../../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../../../test/support/demo-snapshot.ts'
 import { protocolEntryOf, type Catalogue } from './catalogue.ts'
 import {
   subjectMatches,
@@ -41,7 +42,7 @@ async function call(
 }
 
 beforeAll(async () => {
-  sim = await startVaultSim({ seed: 'demo' })
+  sim = await startDemoSnapshotSim()
   sim.clock.freeze()
   context = { today: utcDay(sim.clock.nowMillis()) }
   vaultPath = `/vaults/${sim.cast.vaults.main.id}`

@@ -14,7 +14,9 @@ import {
   type ServiceOptions,
   type Services,
 } from '../../../src-main/services/index.ts'
+import { makeTreePrivate } from '../../../src-main/shared/private-files.ts'
 import { startHarness, type Harness } from '../../../src-main/web/harness.ts'
+import { copyDemoSnapshot } from '../../support/demo-snapshot.ts'
 import { launchChromium, watchForProblems } from './chromium.ts'
 
 export const rendererDir = path.resolve(import.meta.dirname, '../../../out/renderer')
@@ -33,14 +35,25 @@ export class AppUnderTest {
     this.dataDir = dataDir
   }
 
-  /** `services` adds to the options of the real services (a test may tune how sync pulls). */
+  /**
+   * `services` adds to the options of the real services (a test may tune how sync pulls).
+   * `seededDemoVault` puts a copy of the demo seed where "Open the demo vault" keeps its vault,
+   * as after an earlier run of the app, for suites whose subject is not the demo's first seeding:
+   * the button then opens it in a fraction of a second instead of seeding it for seconds.
+   */
   static async start(
     services: Omit<ServiceOptions, 'host' | 'dataDir'> = {},
+    { seededDemoVault = false }: { seededDemoVault?: boolean } = {},
   ): Promise<AppUnderTest> {
     if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
       throw new Error(`No built renderer in ${rendererDir}: run \`npm run build\` first.`)
     }
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-desk-e2e-'))
+    if (seededDemoVault) {
+      const demoFolder = path.join(dataDir, 'demo-vault')
+      await copyDemoSnapshot(path.join(demoFolder, 'vault.db'))
+      makeTreePrivate(demoFolder)
+    }
     const running = createServices({ ...services, host: 'web', dataDir })
     const harness = await startHarness({
       dispatch: createDispatcher(createHandlers(running), running.log),
