@@ -21,7 +21,7 @@ function vaultDesk(args: string[], env: NodeJS.ProcessEnv = {}) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
 }
 
-describe('vault-desk', () => {
+describe('vault-desk', { timeout: 180_000 }, () => {
   it('prints help with every command and the exit codes', () => {
     const { code, stdout } = vaultDesk(['--help'])
     expect(code).toBe(0)

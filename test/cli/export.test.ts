@@ -82,7 +82,7 @@ afterAll(async () => {
 
 const vault = (): string[] => ['--vault', String(main)]
 
-describe('vault-desk find without caps', () => {
+describe('vault-desk find without caps', { timeout: 180_000 }, () => {
   it('prints every record without --limit, streamed, and pages with --offset', async () => {
     const all = await vaultDesk(['find', ...vault(), '--json'])
     expect(all.code, all.stderr).toBe(0)
@@ -112,7 +112,7 @@ describe('vault-desk find without caps', () => {
   }, 60_000)
 })
 
-describe.runIf(readersHere)('vault-desk export', () => {
+describe.runIf(readersHere)('vault-desk export', { timeout: 180_000 }, () => {
   it('exports all 2,000 molecules as CSV and as an SD file RDKit reads back', async () => {
     const all = JSON.parse((await vaultDesk(['find', ...vault(), '--json'])).stdout) as FindDocument
 

@@ -72,7 +72,7 @@ afterAll(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
 })
 
-describe('vault-desk find with structures', () => {
+describe('vault-desk find with structures', { timeout: 180_000 }, () => {
   it('builds the index on first need, then finds substructures with the usual output', async () => {
     const run = await vaultDesk(['find', '--vault', String(main), '--substructure', 'c1ccccc1O'])
     expect(run.code, run.stderr).toBe(0)

@@ -210,7 +210,7 @@ const translatable = [
   'Near a kinase compound',
 ]
 
-describe('vault-desk searches', () => {
+describe('vault-desk searches', { timeout: 180_000 }, () => {
   it("lists the vault's saved searches with their criteria in words", async () => {
     const run = await vaultDesk(['searches', '--vault', String(main), '--json'])
     expect(run.code, run.stderr).toBe(0)
@@ -255,7 +255,7 @@ describe('vault-desk searches', () => {
   })
 })
 
-describe('vault-desk find --saved', () => {
+describe('vault-desk find --saved', { timeout: 180_000 }, () => {
   it.each(translatable)(
     'runs %s offline and finds what the vault finds in the project',
     async (name) => {

@@ -61,7 +61,7 @@ function vaultDesk(
 const headless = () => ['--base-url', sim.baseUrl, '--token-env', 'VD_TOKEN']
 const withToken = () => ({ env: { VD_TOKEN: token } })
 
-describe('vault-desk sync, status and find, headless (nothing saved)', () => {
+describe('vault-desk sync, status and find, headless (nothing saved)', { timeout: 180_000 }, () => {
   it('syncs with progress on stderr and one summary document on stdout', async () => {
     const run = await vaultDesk(['sync', ...headless(), '--json'], withToken())
     expect(run.code, run.stderr).toBe(0)

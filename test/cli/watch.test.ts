@@ -123,7 +123,7 @@ function slurpsNamed(name: string): number {
   ).count
 }
 
-describe('vault-desk watch', () => {
+describe('vault-desk watch', { timeout: 180_000 }, () => {
   it('queues a settled file, sends it to the vault, and stops cleanly on SIGTERM', async () => {
     const watching = startWatching()
     await waitUntil('it watches', () => Boolean(line(watching, 'started')))

@@ -78,7 +78,7 @@ function file(name: string, contents: string): string {
   return target
 }
 
-describe('vault-desk upload, import and outbox', () => {
+describe('vault-desk upload, import and outbox', { timeout: 180_000 }, () => {
   it('queues only beside the app holding the data folder, which sends it', async () => {
     const holder = spawn(
       process.execPath,
