@@ -37,9 +37,12 @@ export interface RegistrationForm {
   solvents: string[]
 }
 
+/** The notations a structure may be typed, pasted or opened in. */
+export const structureFormats = ['smiles', 'cxsmiles', 'molfile'] as const
+
 /** The structure as typed, pasted or drawn. */
 export interface StructureText {
-  format: 'smiles' | 'cxsmiles' | 'molfile'
+  format: (typeof structureFormats)[number]
   text: string
 }
 

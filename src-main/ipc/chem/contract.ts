@@ -10,9 +10,13 @@
 import { z } from 'zod'
 import type { MolecularPropertyName } from '../../../src-common/chem/molecular-properties.ts'
 import type { NoveltyReport } from '../../../src-common/registration/novelty.ts'
-import { maximumStructureLength } from '../../chem/structure-input.ts'
 import type { ChemChannel } from './channels.ts'
-import { connectionIdSchema, recordIdSchema, vaultIdSchema } from '../records/arguments.ts'
+import {
+  connectionIdSchema,
+  drawnStructureSchema,
+  recordIdSchema,
+  vaultIdSchema,
+} from '../records/arguments.ts'
 import type {
   Depiction,
   MoleculeProperties,
@@ -88,12 +92,7 @@ export const chemSchemas = {
     .object({
       connectionId: connectionIdSchema,
       vaultId: vaultIdSchema,
-      structure: z
-        .object({
-          format: z.enum(['smiles', 'cxsmiles', 'molfile']),
-          text: z.string().max(maximumStructureLength),
-        })
-        .strict(),
+      structure: drawnStructureSchema,
     })
     .strict(),
 } satisfies Record<ChemChannel, z.ZodType>

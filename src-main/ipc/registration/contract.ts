@@ -4,7 +4,7 @@ import type {
   RegistrationRequest,
   RegistrationResult,
 } from '../../../src-common/registration/form.ts'
-import { connectionIdSchema, vaultIdSchema } from '../records/arguments.ts'
+import { connectionIdSchema, drawnStructureSchema, vaultIdSchema } from '../records/arguments.ts'
 import type { RegistrationChannel } from './channels.ts'
 
 export type {
@@ -28,12 +28,7 @@ const registrationRequest = z
   .object({
     connectionId: connectionIdSchema,
     vaultId: vaultIdSchema,
-    structure: z
-      .object({
-        format: z.enum(['smiles', 'cxsmiles', 'molfile']),
-        text: z.string().max(1_000_000, 'a structure of at most a million characters'),
-      })
-      .strict(),
+    structure: drawnStructureSchema,
     name: z.string().max(1000).optional(),
     description: z.string().max(100_000).optional(),
     synonyms: z.array(z.string().min(1).max(1000)).max(1000).optional(),
