@@ -189,19 +189,27 @@ export const sampleCommand: Command = {
       ...placement,
       ...(fields ? { fields } : {}),
     }
-    const items = await services.outbox.queue({
-      connectionId: runtime.id,
-      vaultId,
-      operation: 'sample.create',
-      payload,
-    })
-    const delivery = await deliver(services, items, context.holder)
-    return {
-      document: delivery,
-      exitCode: deliveryExitCode(delivery),
-      human: () => describeDelivery(delivery),
-    }
+    return queueAndDeliver(context, runtime.id, vaultId, { operation: 'sample.create', payload })
   },
+}
+
+/** Queues a new record, sent at once by this process or by the folder's holder (the app). */
+async function queueAndDeliver(
+  context: CommandContext,
+  connectionId: string,
+  vaultId: number,
+  change:
+    | { operation: 'sample.create'; payload: NewSample }
+    | { operation: 'plate.create'; payload: NewPlate },
+): ReturnType<Command['run']> {
+  const services = context.services()
+  const items = await services.outbox.queue({ connectionId, vaultId, ...change })
+  const delivery = await deliver(services, items, context.holder)
+  return {
+    document: delivery,
+    exitCode: deliveryExitCode(delivery),
+    human: () => describeDelivery(delivery),
+  }
 }
 
 function readWellFile(file: string): string {
@@ -324,17 +332,6 @@ export const plateCommand: Command = {
       ...(concentration !== undefined ? { concentration } : {}),
       ...(volume !== undefined ? { volume } : {}),
     })
-    const items = await services.outbox.queue({
-      connectionId: runtime.id,
-      vaultId,
-      operation: 'plate.create',
-      payload,
-    })
-    const delivery = await deliver(services, items, context.holder)
-    return {
-      document: delivery,
-      exitCode: deliveryExitCode(delivery),
-      human: () => describeDelivery(delivery),
-    }
+    return queueAndDeliver(context, runtime.id, vaultId, { operation: 'plate.create', payload })
   },
 }
