@@ -68,6 +68,18 @@ describe.runIf(available)('keyboard-only use in Chromium', () => {
       .toBe(true)
   }, 90_000)
 
+  /**
+   * A record page's heading once the record is read: until then it says the kind and the id
+   * ("Molecule 1974"), and then the record's name.
+   */
+  async function loadedHeading(kind: string): Promise<string> {
+    const placeholder = new RegExp(`^${kind} \\d+$`)
+    await expect
+      .poll(async () => (await heading().textContent())?.trim() ?? '', { timeout: 10_000 })
+      .not.toMatch(placeholder)
+    return (await heading().textContent())!.trim()
+  }
+
   it('opens a record from the list and follows its links, then comes back', async () => {
     // Into the grid, down a row, open it.
     const grid = page.getByRole('grid', { name: 'Molecules' })
@@ -87,7 +99,7 @@ describe.runIf(available)('keyboard-only use in Chromium', () => {
     await expect
       .poll(() => new URL(page.url()).hash, { timeout: 10_000 })
       .toMatch(/^#\/molecules\/\d+/)
-    const molecule = (await heading().textContent())!.trim()
+    const molecule = await loadedHeading('Molecule')
 
     // A link of the record: one of its batches.
     let followed = false
@@ -104,7 +116,7 @@ describe.runIf(available)('keyboard-only use in Chromium', () => {
     expect(followed, 'Tab reached a link to one of the molecule’s batches').toBe(true)
     await expect.poll(() => new URL(page.url()).hash).toMatch(/^#\/batches\/\d+$/)
 
-    const batch = (await heading().textContent())!.trim()
+    const batch = await loadedHeading('Batch')
 
     // Back, from the keyboard, to the molecule, and forward again (the window has no browser
     // buttons). The focus is on the page, not in a text field, which keeps Alt+Left for itself.
