@@ -92,6 +92,15 @@ export interface ChemTasks {
     result: MolblockResult[]
     progress: never
   }
+  /**
+   * Whether each structure (SMILES, CXSMILES or a molfile) parses and sanitizes: null where it
+   * does, else the reason in RDKit's words; nothing else is computed (structure-check.ts).
+   */
+  checkStructures: {
+    task: { structures: string[] }
+    result: (string | null)[]
+    progress: never
+  }
   depictMolecule: {
     task: {
       indexId: string

@@ -11,6 +11,7 @@ import { drawMolecule, substructureHighlight, type Highlight } from './depiction
 import { computeNoveltyKeys } from './novelty-keys.ts'
 import { RDKitToolkit, type Mol, type ParsedQuery } from './rdkit-toolkit.ts'
 import { scanSimilarities } from './similarity-scan.ts'
+import { structureProblemsOf } from './structure-check.ts'
 import { computeStructure, morganFingerprintOf } from './structure-computation.ts'
 import { computeDetails, unknownDetails } from './structure-details.ts'
 import { matchStructures } from './structure-match.ts'
@@ -108,6 +109,8 @@ export async function runChemWorker(port: MessagePort, data: ChemWorkerData): Pr
           parsed.value.delete()
         }
       }),
+
+    checkStructures: (task, context) => structureProblemsOf(rdkit, task.structures, context),
 
     depictMolecule: (task) => {
       const mol = rdkit.parseMoleculeFromPickle(attached(task.indexId).buffers.pickle(task.slot))
