@@ -187,6 +187,38 @@ describe('startElectronApp', () => {
     )
   })
 
+  it('chooses a folder in the native folder dialog, parented to the window', async () => {
+    await start()
+    const documents = path.join(dir, 'Documents')
+    const exports = path.join(documents, 'plate-reader')
+    fs.mkdirSync(exports, { recursive: true })
+    app.paths.set('documents', documents)
+    const invoke = (channel: string, args: unknown) =>
+      ipcMain.invoke(`${ipcPrefix}${channel}`, fromTheWindow(), args)
+
+    dialog.openPaths.push(exports, null)
+    expect(await invoke('app.chooseFolder', { title: 'Folder to watch' })).toEqual({
+      ok: true,
+      value: { path: exports },
+    })
+    expect(dialog.showOpenDialog).toHaveBeenCalledWith(theWindow(), {
+      title: 'Folder to watch',
+      defaultPath: documents,
+      buttonLabel: 'Choose',
+      properties: ['openDirectory', 'createDirectory'],
+    })
+    // Cancelled: null, and the dialog opened where the caller asked.
+    expect(
+      await invoke('app.chooseFolder', { title: 'Folder to watch', startAt: exports }),
+    ).toEqual({ ok: true, value: null })
+    expect(dialog.showOpenDialog.mock.calls[1]?.[1]).toMatchObject({ defaultPath: exports })
+    expect(await invoke('app.chooseFolder', { title: ' ' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_argument', message: expect.stringContaining('title') },
+    })
+    expect(dialog.showOpenDialog).toHaveBeenCalledTimes(2)
+  })
+
   it('installs the menu without developer items in a packaged app', async () => {
     await start()
     const template = Menu.applicationMenu?.template as MenuItemConstructorOptions[]

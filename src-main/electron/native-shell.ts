@@ -1,15 +1,27 @@
 /**
  * The desktop a window's exports need in Electron: the native save dialog, with the format's
- * filter and ending, and the system's file manager to show the file once written. Only files the
- * person chose in this dialog during this run are ever shown: the page cannot make the app reveal
- * any other path.
+ * filter and ending, and the system's file manager to show the file once written; and the native
+ * folder dialog, for a watched instrument folder. Only files the person chose in the save dialog
+ * during this run are ever shown: the page cannot make the app reveal any other path.
  */
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { app, dialog, shell, type BrowserWindow, type SaveDialogOptions } from 'electron'
+import {
+  app,
+  dialog,
+  shell,
+  type BrowserWindow,
+  type OpenDialogOptions,
+  type SaveDialogOptions,
+} from 'electron'
 import { formatInfo } from '../export/formats.ts'
 import type { SaveTarget } from '../ipc/app/contract.ts'
-import { saveFileName, type DesktopShell, type SavePathRequest } from '../ipc/app/desktop-shell.ts'
+import {
+  saveFileName,
+  type DesktopShell,
+  type FolderRequest,
+  type SavePathRequest,
+} from '../ipc/app/desktop-shell.ts'
 import { AppError } from '../shared/app-error.ts'
 
 export class NativeShell implements DesktopShell {
@@ -45,6 +57,22 @@ export class NativeShell implements DesktopShell {
     this.#chosen.add(chosen)
     this.#lastFolder = path.dirname(chosen)
     return { path: chosen, name: path.basename(chosen) }
+  }
+
+  async chooseFolder({ title, startAt }: FolderRequest): Promise<{ path: string } | null> {
+    const options: OpenDialogOptions = {
+      title,
+      defaultPath: startAt ?? startFolder(),
+      buttonLabel: 'Choose',
+      properties: ['openDirectory', 'createDirectory'],
+    }
+    const parent = this.#window()
+    const answer =
+      parent && !parent.isDestroyed()
+        ? await dialog.showOpenDialog(parent, options)
+        : await dialog.showOpenDialog(options)
+    const [chosen] = answer.filePaths
+    return answer.canceled || !chosen ? null : { path: chosen }
   }
 
   async showInFolder(file: string): Promise<void> {

@@ -298,6 +298,11 @@ interface FakeMessageBoxOptions {
   cancelId?: number
 }
 
+interface FakeOpenDialogOptions {
+  defaultPath?: string
+  properties?: string[]
+}
+
 interface FakeSaveDialogOptions {
   defaultPath?: string
   filters?: Array<{ name: string; extensions: string[] }>
@@ -327,6 +332,22 @@ class FakeDialog {
     ) => {
       const filePath = this.savePaths.shift() ?? null
       return filePath === null ? { canceled: true, filePath: '' } : { canceled: false, filePath }
+    },
+  )
+  /**
+   * The paths the person will pick in open dialogs, in order (null: they cancel); after that,
+   * every open dialog is cancelled.
+   */
+  readonly openPaths: Array<string | null> = []
+  /** Takes `(options)` or `(window, options)`, as Electron's does. */
+  readonly showOpenDialog = vi.fn(
+    async (
+      ..._args: [FakeOpenDialogOptions] | [FakeBrowserWindow | null, FakeOpenDialogOptions]
+    ) => {
+      const chosen = this.openPaths.shift() ?? null
+      return chosen === null
+        ? { canceled: true, filePaths: [] }
+        : { canceled: false, filePaths: [chosen] }
     },
   )
 }
@@ -392,5 +413,6 @@ export function resetFakeElectron(): void {
   Menu.applicationMenu = null
   dialog.responses.length = 0
   dialog.savePaths.length = 0
+  dialog.openPaths.length = 0
   screen.displays = [{ workArea: { x: 0, y: 0, width: 1920, height: 1040 } }]
 }

@@ -2,6 +2,7 @@ export const appChannels = [
   'app.info',
   'app.status',
   'app.chooseSavePath',
+  'app.chooseFolder',
   'app.showInFolder',
 ] as const
 export type AppChannel = (typeof appChannels)[number]

@@ -16,6 +16,14 @@ export const appSchemas = {
       suggestedName: z.string().trim().min(1).max(200),
     })
     .strict(),
+  'app.chooseFolder': z
+    .object({
+      /** What the folder is for, as the dialog's title says it. */
+      title: z.string().trim().min(1).max(200),
+      /** The folder to open the dialog in (the one chosen before, say). */
+      startAt: z.string().min(1).max(4096).optional(),
+    })
+    .strict(),
   'app.showInFolder': z.object({ path: z.string().min(1).max(4096) }).strict(),
 } satisfies Record<AppChannel, z.ZodType>
 
@@ -41,6 +49,12 @@ export interface AppResults {
    * Refused (`invalid_argument`) by a host that has neither (the CLI).
    */
   'app.chooseSavePath': SaveTarget | null
+  /**
+   * Electron: the native folder dialog (a new folder may be made in it); the chosen folder's full
+   * path, or null when the person cancelled it. Refused (`invalid_argument`) by the browser
+   * preview and the CLI, where the path is typed.
+   */
+  'app.chooseFolder': { path: string } | null
   /**
    * Electron: shows a file chosen through `app.chooseSavePath` in the system's file manager;
    * any other path is refused (`forbidden`), and a file no longer there is `not_found`. Refused by

@@ -63,3 +63,42 @@ describe('withDesktopShell', () => {
     })
   })
 })
+
+describe('withDesktopShell and a folder dialog', () => {
+  const base: Dispatch = async (channel) =>
+    channel === 'app.chooseFolder'
+      ? { ok: false, error: { code: 'invalid_argument', message: 'no folder dialog here' } }
+      : ok(`base answered ${String(channel)}`)
+  const asked: unknown[] = []
+  const withFolders: DesktopShell = {
+    chooseSavePath: async () => null,
+    showInFolder: async () => {},
+    chooseFolder: async (request) => {
+      asked.push(request)
+      return request.startAt === '/cancel' ? null : { path: '/mnt/reader/exports' }
+    },
+  }
+
+  it('answers from the shell that has one, cancel included, after checking the argument', async () => {
+    const dispatch = withDesktopShell(base, withFolders)
+    expect(await dispatch('app.chooseFolder', { title: ' Folder to watch ' })).toEqual(
+      ok({ path: '/mnt/reader/exports' }),
+    )
+    expect(await dispatch('app.chooseFolder', { title: 'x', startAt: '/cancel' })).toEqual(ok(null))
+    expect(asked).toEqual([{ title: 'Folder to watch' }, { title: 'x', startAt: '/cancel' }])
+    expect(await dispatch('app.chooseFolder', { title: 'x', startAt: '' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_argument', message: expect.stringContaining('startAt') },
+    })
+    expect(asked).toHaveLength(2)
+  })
+
+  it('leaves the channel to the services when the shell has no folder dialog', async () => {
+    const { chooseFolder: _none, ...withoutFolders } = withFolders
+    const dispatch = withDesktopShell(base, withoutFolders)
+    expect(await dispatch('app.chooseFolder', { title: 'Folder to watch' })).toEqual({
+      ok: false,
+      error: { code: 'invalid_argument', message: 'no folder dialog here' },
+    })
+  })
+})

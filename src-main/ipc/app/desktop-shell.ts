@@ -1,10 +1,11 @@
 /**
- * What a host with a person in front of it adds to the contract: choosing where a file goes, and
- * showing it once written. Electron has the native save dialog and the system's file manager; the
- * browser preview has neither, so it writes the file in its data folder and the page downloads it;
- * the CLI has no person to ask, so the services' own handlers refuse both channels. A host puts
- * its shell in front of the shared dispatcher (`withDesktopShell`), which checks both channels'
- * arguments against the contract as it does every other.
+ * What a host with a person in front of it adds to the contract: choosing where a file goes,
+ * showing it once written, and choosing a folder. Electron has the native save and folder dialogs
+ * and the system's file manager; the browser preview has none of them, so it writes the file in
+ * its data folder and the page downloads it, and a folder's path is typed; the CLI has no person
+ * to ask, so the services' own handlers refuse these channels. A host puts its shell in front of
+ * the shared dispatcher (`withDesktopShell`), which checks the channels' arguments against the
+ * contract as it does every other.
  */
 import type { ExportFormat } from '../../export/formats.ts'
 import { formatInfo } from '../../export/formats.ts'
@@ -18,9 +19,19 @@ export interface SavePathRequest {
   suggestedName: string
 }
 
+export interface FolderRequest {
+  title: string
+  startAt?: string | undefined
+}
+
 export interface DesktopShell {
   /** Where to save a file of `format`, or null when the person cancelled. */
   chooseSavePath(request: SavePathRequest): Promise<SaveTarget | null>
+  /**
+   * A folder the person chose in the system's folder dialog, or null when they cancelled; a shell
+   * without one leaves `app.chooseFolder` to the services, which refuse it (the path is typed).
+   */
+  chooseFolder?(request: FolderRequest): Promise<{ path: string } | null>
   /** Shows a file this shell chose in the system's file manager. */
   showInFolder(path: string): Promise<void>
   /**
@@ -47,6 +58,13 @@ export function withDesktopShell(dispatch: Dispatch, shell: DesktopShell): Dispa
         return fail(shellError(error))
       }
     }
+    if (channel === 'app.chooseFolder' && shell.chooseFolder) {
+      try {
+        return ok(await shell.chooseFolder(parse('app.chooseFolder', args)))
+      } catch (error) {
+        return fail(shellError(error))
+      }
+    }
     if (!shellChannels.has(channel)) return dispatch(channel, args)
     try {
       if (channel === 'app.chooseSavePath') {
@@ -62,7 +80,10 @@ export function withDesktopShell(dispatch: Dispatch, shell: DesktopShell): Dispa
 
 class InvalidShellArgument extends Error {}
 
-function parse<C extends 'app.chooseSavePath' | 'app.showInFolder'>(channel: C, args: unknown) {
+function parse<C extends 'app.chooseSavePath' | 'app.chooseFolder' | 'app.showInFolder'>(
+  channel: C,
+  args: unknown,
+) {
   const parsed = appSchemas[channel].safeParse(args ?? {})
   if (parsed.success) return parsed.data as ReturnType<(typeof appSchemas)[C]['parse']>
   const parts = parsed.error.issues.map(
