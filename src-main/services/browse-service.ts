@@ -175,9 +175,9 @@ export class BrowseService {
   }
 
   /**
-   * The molecules registered offline whose structure matches a list's structure search (best
-   * score first), among those its text, filters, fields and project allow. They are few: each is
-   * matched in a chemistry worker.
+   * The molecules registered offline (alone or with a new batch) whose structure matches a list's
+   * structure search (best score first), among those its text, filters, fields and project
+   * allow. They are few: each is matched in a chemistry worker.
    */
   async #offlineMatches(
     connectionId: string,
@@ -187,19 +187,14 @@ export class BrowseService {
     const structures = this.#structures
     if (!this.#outbox || !options.structure || !structures?.matchStructures) return []
     if (Object.keys(options.properties ?? {}).length > 0 || options.ids !== undefined) return []
-    const created = this.#outbox
-      .pendingList(connectionId, vaultId, 'molecules')
-      .flatMap((pending) => {
-        const text = structureTextOf(pending.record)
-        return pending.id === null && text !== null ? [{ pending, text }] : []
-      })
+    const created = this.#offlineStructures(this.#outbox, connectionId, vaultId)
     if (created.length === 0) return []
     const scores = await structures.matchStructures(
       toCriterion(options.structure),
       created.map((molecule) => molecule.text),
     )
     const matched = created
-      .map((molecule, index) => ({ input: pendingInput(molecule.pending), score: scores[index] }))
+      .map((molecule, index) => ({ input: molecule.input, score: scores[index] }))
       .filter(
         (match): match is { input: PendingInput; score: number } => typeof match.score === 'number',
       )
@@ -227,6 +222,37 @@ export class BrowseService {
         .map((row) => row.pending!.createdBy),
     )
     return rows.filter((row) => allowed.has(row.pending?.createdBy ?? null))
+  }
+
+  /**
+   * The new structures waiting in the outbox, each as the molecule a list shows: a molecule
+   * registered offline (`molecule.create`), or the molecule a registration vault makes for a new
+   * batch of a new structure (`batch.create`), marked with the batch's item until the vault
+   * numbers it.
+   */
+  #offlineStructures(
+    outbox: Outbox,
+    connectionId: string,
+    vaultId: number,
+  ): { input: PendingInput; text: string }[] {
+    const molecules = outbox.pendingList(connectionId, vaultId, 'molecules').flatMap((pending) => {
+      const text = structureTextOf(pending.record)
+      return pending.id === null && text !== null ? [{ input: pendingInput(pending), text }] : []
+    })
+    const ofNewBatches = outbox.pendingList(connectionId, vaultId, 'batches').flatMap((pending) => {
+      const { molecule, ...batch } = pending.record
+      const text = isObject(molecule) ? structureTextOf(molecule) : null
+      if (pending.id !== null || !isObject(molecule) || text === null) return []
+      const json: JsonObject = {
+        ...molecule,
+        id: null,
+        ...(Array.isArray(batch.projects) ? { projects: batch.projects } : {}),
+        batches: [batch],
+      }
+      const mark = { state: pending.state, itemIds: pending.itemIds, createdBy: pending.createdBy }
+      return [{ input: { id: null, json, mark }, text }]
+    })
+    return [...molecules, ...ofNewBatches]
   }
 
   /**

@@ -366,6 +366,48 @@ describe('registering in a vault with a registration system', () => {
     expect(created!.molecule_id).not.toBe(known!.id)
   })
 
+  it('finds a new batch queued with its new structure by structure searches, as its molecule', async () => {
+    await network.off()
+    const smiles = novel(14)
+    const result = await register({
+      vaultId: registration,
+      structure: { format: 'smiles', text: smiles },
+      projects: [aiProject()],
+      moleculeFields: {},
+      batch: { fields: { 'Purity (%)': '97', Chemist: 'S. Earch' } },
+      duplicate: { kind: 'none' },
+    })
+    const batchItem = (result as { items: number[] }).items[0]!
+    expect(item(batchItem)).toMatchObject({ operation: 'batch.create', state: 'queued' })
+    const found = (structure: object, options: object = {}) =>
+      list(registration, 'molecules', { structure, limit: 5, ...options }).then((page) =>
+        page.rows.filter((row) => row.id === null),
+      )
+    const [match] = await found({ kind: 'substructure', query: 'C1COCCN1' })
+    expect(match).toMatchObject({
+      id: null,
+      json: {
+        smiles,
+        projects: [{ id: aiProject() }],
+        batches: [{ batch_fields: { Chemist: 'S. Earch' } }],
+      },
+      pending: { createdBy: batchItem, state: 'queued', itemIds: [batchItem] },
+    })
+    const createdBy = (query: object, options: object = {}) =>
+      found(query, options).then((rows) => rows.map((row) => row.pending?.createdBy))
+    expect(await createdBy({ kind: 'exact', query: `O=C(O)${'C'.repeat(14)}N1CCOCC1` })).toEqual([
+      batchItem,
+    ])
+    expect(await createdBy({ kind: 'similarity', smiles: novel(13), threshold: 0.5 })).toEqual([
+      batchItem,
+    ])
+    expect(await createdBy({ kind: 'exact', query: novel(13) })).toEqual([])
+    expect(await createdBy({ kind: 'substructure', query: 'c1ccccc1' })).toEqual([])
+    expect(await createdBy({ kind: 'substructure', query: 'C1COCCN1' }, { text: 'zzz' })).toEqual(
+      [],
+    )
+  })
+
   it('refuses a registration without the batch fields the vault requires', async () => {
     const result = await register({
       vaultId: registration,
