@@ -103,3 +103,79 @@ function freeHint(places: LocationPlaces): string {
   if (free.length === 0) return ' No position is free.'
   return ` Free: ${free.slice(0, 5).join(', ')}${free.length > 5 ? ` and ${free.length - 5} more` : ''}.`
 }
+
+/** A value a sample field could not take, named for the person. */
+export interface SampleFieldProblem {
+  name: string
+  message: string
+}
+
+export type SampleFieldCheck =
+  | { ok: true; fields: Record<string, string | number> }
+  | { ok: false; problems: SampleFieldProblem[] }
+
+const isoDate = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/**
+ * A new sample's custom fields as the vault takes them, from what the person typed: numbers for
+ * Number fields, YYYY-MM-DD for Date fields, a listed value for a Pick List the cache knows, text
+ * otherwise; an empty value is left out. A name the vault's definitions do not have is refused;
+ * where the cache knows the fields only from its samples, any name goes, as text.
+ */
+export function checkSampleFields(
+  known: readonly SampleFieldDefinition[],
+  given: Readonly<Record<string, string>>,
+): SampleFieldCheck {
+  const defined = known.some((field) => field.source === 'definition')
+  const fields: Record<string, string | number> = {}
+  const problems: SampleFieldProblem[] = []
+  for (const [name, typed] of Object.entries(given)) {
+    const text = typed.trim()
+    if (text === '') continue
+    const field = known.find((candidate) => candidate.name === name)
+    if (!field && defined) {
+      const names = known.map((candidate) => candidate.name).join(', ')
+      problems.push({
+        name,
+        message: `${name} is not a sample field of this vault (known: ${names}).`,
+      })
+      continue
+    }
+    const read = readFieldValue(name, field?.dataType ?? 'Text', field?.choices ?? [], text)
+    if (typeof read === 'object') problems.push(read)
+    else fields[name] = read
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, fields }
+}
+
+function readFieldValue(
+  name: string,
+  dataType: string,
+  choices: readonly string[],
+  text: string,
+): string | number | SampleFieldProblem {
+  if (dataType === 'Number') {
+    const number = Number(text.replace(/^([+-]?\d*),(\d+)$/, '$1.$2'))
+    return Number.isFinite(number)
+      ? number
+      : { name, message: `${name} takes a number, not ${JSON.stringify(text)}.` }
+  }
+  if (dataType === 'Date') {
+    const parts = isoDate.exec(text)
+    const date = parts ? new Date(Date.UTC(+parts[1]!, +parts[2]! - 1, +parts[3]!)) : null
+    return date && date.toISOString().startsWith(text)
+      ? text
+      : { name, message: `${name} takes a date as YYYY-MM-DD, not ${JSON.stringify(text)}.` }
+  }
+  if (choices.length > 0) {
+    // A pick list value typed in another case is the listed one.
+    const listed = choices.find((choice) => choice.toLowerCase() === text.toLowerCase())
+    return (
+      listed ?? {
+        name,
+        message: `${name} takes one of ${choices.join(', ')}; not ${JSON.stringify(text)}.`,
+      }
+    )
+  }
+  return text
+}

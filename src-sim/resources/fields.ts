@@ -6,7 +6,7 @@ import { envelope, readPage } from '../core/pagination.ts'
 import { jsonReply } from '../core/replies.ts'
 import type { RequestContext } from '../core/context.ts'
 
-export type FieldCategory = 'internal' | 'molecule' | 'batch' | 'protocol'
+export type FieldCategory = 'internal' | 'molecule' | 'batch' | 'protocol' | 'inventory_sample'
 
 export interface FieldDefinition {
   id: number
@@ -24,7 +24,7 @@ const schema = `
 CREATE TABLE IF NOT EXISTS field_definitions (
   id INTEGER PRIMARY KEY,
   vault_id INTEGER NOT NULL REFERENCES vaults(id),
-  category TEXT NOT NULL CHECK (category IN ('internal', 'molecule', 'batch', 'protocol')),
+  category TEXT NOT NULL CHECK (category IN ('internal', 'molecule', 'batch', 'protocol', 'inventory_sample')),
   type TEXT NOT NULL,
   name TEXT NOT NULL,
   data_type_name TEXT NOT NULL,
@@ -103,6 +103,24 @@ export const seededFields: FieldPlan[] = [
   ['batch', 'BatchFieldDefinition', 'Date Received', 'Date'],
   ['batch', 'BatchFieldDefinition', 'Certificate of Analysis', 'File'],
   ['batch', 'BatchFieldDefinition', 'Parent Batch', 'BatchLink'],
+  // An inventory sample's custom fields (`fields{}`), listed only where inventory is enabled.
+  [
+    'inventory_sample',
+    'InventorySampleFieldDefinition',
+    'Solvent',
+    'Pick List',
+    { picks: ['DMSO', 'Water', 'Ethanol', 'Methanol'] },
+  ],
+  ['inventory_sample', 'InventorySampleFieldDefinition', 'Concentration', 'Text'],
+  [
+    'inventory_sample',
+    'InventorySampleFieldDefinition',
+    'Form',
+    'Pick List',
+    { picks: ['powder', 'crystals', 'oil', 'film'] },
+  ],
+  ['inventory_sample', 'InventorySampleFieldDefinition', 'Tare (mg)', 'Number'],
+  ['inventory_sample', 'InventorySampleFieldDefinition', 'Prepared On', 'Date'],
 ]
 
 export function fieldsOf(
@@ -139,7 +157,7 @@ export function checkFieldValues(
     if (!field) {
       throw invalid(
         label,
-        `is not a ${category} field of this vault (known: ${[...definitions.keys()].join(', ') || 'none'})`,
+        `is not ${/^[aeiou]/.test(category) ? 'an' : 'a'} ${category.replace('_', ' ')} field of this vault (known: ${[...definitions.keys()].join(', ') || 'none'})`,
       )
     }
     if (value === null || value === '') {
@@ -259,7 +277,9 @@ export const fieldsModule: SimModule = {
   routes(router) {
     router.get('/vaults/{vault_id}/fields', (ctx) => {
       const result: Record<string, unknown[]> = {}
-      for (const category of ['internal', 'molecule', 'batch', 'protocol'] as const) {
+      const categories: FieldCategory[] = ['internal', 'molecule', 'batch', 'protocol']
+      if (ctx.access.vault.inventoryFields) categories.push('inventory_sample')
+      for (const category of categories) {
         result[category] = fieldsOf(ctx.db, ctx.access.vault.id, category).map(fieldRecord)
       }
       return result

@@ -129,6 +129,20 @@ describe('vault-desk sample create and plate create', { timeout: 180_000 }, () =
         ['--batch', '5', '--amount', '5', '--units', 'mg', '--location', '9999'],
         'Inventory location 9999 is not in the local copy',
       ],
+      // Sample fields as the vault's cached definitions type them, every fault named.
+      [
+        [
+          ...['--batch', '5', '--amount', '5', '--units', 'mg'],
+          ...['--field', 'Tare (mg)=heavy', '--field', 'Solvent=acetone'],
+          ...['--field', 'Prepared On=2/11/2026', '--field', 'Colour=white'],
+        ],
+        [
+          '--field: Tare (mg) takes a number, not "heavy".',
+          '--field: Solvent takes one of DMSO, Ethanol, Methanol, Water; not "acetone".',
+          '--field: Prepared On takes a date as YYYY-MM-DD, not "2/11/2026".',
+          '--field: Colour is not a sample field of this vault (known: Concentration, Form, Prepared On, Solvent, Tare (mg)).',
+        ].join('\n'),
+      ],
     ]
     for (const [args, message] of cases) {
       const run = await vaultDesk(['sample', 'create', '--vault', String(main), ...args])
@@ -155,7 +169,8 @@ describe('vault-desk sample create and plate create', { timeout: 180_000 }, () =
       batch.molecule_batch_identifier.toLowerCase(),
       ...['--amount', '12.5', '--units', 'ug'],
       ...['--location', String(box.id), '--position', box.free.toLowerCase().replace('0', '')],
-      ...['--note', 'from the bench', '--field', 'Solvent=DMSO', '--json'],
+      ...['--note', 'from the bench', '--field', 'Solvent=dmso', '--field', 'Tare (mg)=0,5'],
+      ...['--field', 'Prepared On=2026-11-02', '--field', 'Concentration=', '--json'],
     ])
     expect(run.code, run.stderr).toBe(0)
     const delivery = JSON.parse(run.stdout) as { items: OutboxItemView[] }
@@ -170,12 +185,13 @@ describe('vault-desk sample create and plate create', { timeout: 180_000 }, () =
           location_id: box.id,
           position: box.free,
           note: 'from the bench',
-          fields: { Solvent: 'DMSO' },
+          fields: { Solvent: 'DMSO', 'Tare (mg)': 0.5, 'Prepared On': '2026-11-02' },
         },
       },
     ])
     const sample = await online<{
       batch_id: number
+      fields: Record<string, unknown>
       current_amount: number
       location: { id: number; position: string }
       inventory_events: { event_type: string; amount: number; note: string }[]
@@ -185,6 +201,12 @@ describe('vault-desk sample create and plate create', { timeout: 180_000 }, () =
       current_amount: 12.5,
       location: { id: box.id, position: box.free },
       inventory_events: [{ event_type: 'Credit', amount: 12.5, note: 'from the bench' }],
+    })
+    // The vault took each field as typed (it refuses unknown names and wrong types).
+    expect(sample.fields).toEqual({
+      Solvent: 'DMSO',
+      'Tare (mg)': 0.5,
+      'Prepared On': '2026-11-02',
     })
 
     // The place is taken now, by the sample just sent: the cache knows it once synced, and

@@ -160,12 +160,20 @@ describe.skipIf(!available)('new samples and plates in the window', () => {
       .pluck()
       .get(box.id) as string
     await position.fill(taken)
+    // The vault's sample fields, typed as their definitions say.
+    await dialog.getByLabel('Solvent', { exact: true }).selectOption('DMSO')
+    await dialog.getByLabel('Prepared On', { exact: true }).fill('2026-11-02')
+    const tare = dialog.getByLabel('Tare (mg)', { exact: true })
+    await tare.fill('heavy')
     await dialog.getByRole('button', { name: 'Queue the sample' }).click()
     await dialog.getByText(`${taken} of Box 1 already holds a sample. Free:`).waitFor()
+    await dialog.getByText('Tare (mg) takes a number, not "heavy".').waitFor()
+    await expect.poll(() => tare.getAttribute('aria-invalid')).toBe('true')
     await expect.poll(() => position.getAttribute('aria-invalid')).toBe('true')
     expect(await accessibilityViolations(page, 'the new sample dialog with an error')).toEqual([])
 
     await position.fill(box.free.toLowerCase())
+    await tare.fill('0,5')
     await dialog.getByLabel('Note').fill('weighed on the bench')
     await page.keyboard.press('Enter')
     await dialog.waitFor({ state: 'hidden' })
@@ -177,6 +185,10 @@ describe.skipIf(!available)('new samples and plates in the window', () => {
     const samples = page.getByRole('table', { name: 'Samples' })
     const pending = samples.getByRole('row').filter({ hasText: '25 µL' })
     await pending.getByText('Pending').waitFor()
+    const queued = app.services.outbox.list().find((item) => item.operation === 'sample.create')
+    expect(queued?.payload).toMatchObject({
+      fields: { Solvent: 'DMSO', 'Tare (mg)': 0.5, 'Prepared On': '2026-11-02' },
+    })
   })
 
   it('reports a bad line of a pasted well list, queues nothing until it is fixed, then the plate', async () => {

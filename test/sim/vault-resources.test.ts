@@ -155,7 +155,14 @@ describe('users', () => {
 describe('fields and pick list values', () => {
   it('answers the field definitions by category', async () => {
     const fields = record(await c.reader.get(`${c.main}/fields`))
-    expect(Object.keys(fields)).toEqual(['internal', 'molecule', 'batch', 'protocol'])
+    // Inventory sample fields are listed where inventory is enabled, as in the main vault.
+    expect(Object.keys(fields)).toEqual([
+      'internal',
+      'molecule',
+      'batch',
+      'protocol',
+      'inventory_sample',
+    ])
     expect(fields.molecule).toContainEqual({
       id: expect.any(Number),
       type: 'MoleculeFieldDefinition',

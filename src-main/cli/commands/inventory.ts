@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { newPlate, type NewPlate } from '../../../src-common/outbox/payloads/plates.ts'
 import type { NewSample } from '../../../src-common/outbox/payloads/inventory-samples.ts'
-import { sampleUnits } from '../../../src-common/plates/sample-placement.ts'
+import { checkSampleFields, sampleUnits } from '../../../src-common/plates/sample-placement.ts'
 import { describeMatches, describeWellProblem } from '../../../src-common/plates/well-list.ts'
 import { isPlateSize, plateSizes } from '../../../src-common/plates.ts'
 import type { PlatesService } from '../../services/plates-service.ts'
@@ -90,6 +90,23 @@ function fieldsOf(value: unknown): Record<string, string> | undefined {
   return fields
 }
 
+/** `--field` values typed as the vault's sample fields take them; refused naming each fault. */
+function typedFields(
+  plates: PlatesService,
+  connectionId: string,
+  vaultId: number,
+  given: Record<string, string>,
+): Record<string, string | number> | undefined {
+  const check = checkSampleFields(plates.sampleForm(connectionId, vaultId).fields, given)
+  if (!check.ok) {
+    throw new AppError(
+      'invalid_argument',
+      check.problems.map((problem) => `--field: ${problem.message}`).join('\n'),
+    )
+  }
+  return Object.keys(check.fields).length > 0 ? check.fields : undefined
+}
+
 /** The one cached batch a reference names; refused when it names none or several. */
 function batchOf(
   plates: PlatesService,
@@ -163,11 +180,12 @@ export const sampleCommand: Command = {
       throw new AppError('invalid_argument', '--position needs --location, the box it is in.')
     }
     const note = stringOption(context.values.note)
-    const fields = fieldsOf(context.values.field)
+    const given = fieldsOf(context.values.field)
     const services = context.services()
     const { runtime } = chooseConnection(context)
     const warn = (text: string) => context.io.stderr(text)
     const batchId = batchOf(services.plates, runtime.id, vaultId, reference, warn)
+    const fields = given && typedFields(services.plates, runtime.id, vaultId, given)
     let placement: Pick<NewSample, 'location_id' | 'position'> = {}
     if (locationId !== undefined) {
       const { cached } = services.plates.sampleForm(runtime.id, vaultId)

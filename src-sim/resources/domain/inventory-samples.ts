@@ -9,6 +9,7 @@ import { envelope, readPage, type Page } from '../../core/pagination.ts'
 import type { Params } from '../../core/params.ts'
 import { SqlWhere } from '../../core/sql-where.ts'
 import { parseWellLabel, wellLabel } from '../../pure/well-positions.ts'
+import { checkFieldValues, mergeFieldValues, type FieldValue } from '../fields.ts'
 import { readableProjects, requireEditable, userName, userRef } from './access-rules.ts'
 import { startCheckedExport } from './async-exports.ts'
 import { locationOf, requireInventory, type LocationRow } from './inventory-locations.ts'
@@ -270,15 +271,17 @@ function readEvent(item: Params, member: string, isNew: boolean): EventInput {
   }
 }
 
-function readFields(params: Params): Record<string, string | number> | undefined {
+/**
+ * A sample's custom fields, checked against the vault's inventory sample field definitions as
+ * molecule and batch fields are against theirs; a null or empty value clears a field.
+ */
+function readFields(
+  access: VaultAccess,
+  params: Params,
+): Record<string, FieldValue | null> | undefined {
   const fields = params.record('fields')
   if (!fields) return undefined
-  for (const [name, value] of Object.entries(fields)) {
-    if (value !== null && typeof value !== 'string' && typeof value !== 'number') {
-      throw invalid(`fields.${name}`, `must be text or a number, got ${JSON.stringify(value)}`)
-    }
-  }
-  return fields as Record<string, string | number>
+  return checkFieldValues(access.db, access.vault.id, 'inventory_sample', fields, 'fields')
 }
 
 /** Checks a location and position; positions on grid locations are labels such as A01. */
@@ -333,7 +336,7 @@ async function createSample(ctx: RequestContext): Promise<unknown> {
   if (units === undefined) throw invalid('units', `is required: one of ${SAMPLE_UNITS.join(', ')}`)
   const locationId = params.integer('location_id', { min: 1 }) ?? null
   const position = params.string('position') ?? null
-  const fields = readFields(params) ?? {}
+  const fields = mergeFieldValues({}, readFields(access, params) ?? {})
   const events = params.objects('inventory_events') ?? []
   params.ignore(
     'id',
@@ -417,7 +420,7 @@ async function updateSample(ctx: RequestContext): Promise<unknown> {
     ? (params.integer('location_id', { min: 1 }) ?? null)
     : undefined
   const position = params.has('position') ? (params.string('position') ?? null) : undefined
-  const fields = readFields(params)
+  const fields = readFields(access, params)
   const events = params.objects('inventory_events')
   params.ignore(
     'class',
@@ -479,7 +482,9 @@ async function updateSample(ctx: RequestContext): Promise<unknown> {
         units ?? row.units,
         placement ? (placement.location?.id ?? null) : row.location_id,
         placement ? placement.position : row.position,
-        JSON.stringify({ ...(JSON.parse(row.fields) as object), ...fields }),
+        JSON.stringify(
+          mergeFieldValues(JSON.parse(row.fields) as Record<string, FieldValue>, fields ?? {}),
+        ),
         now,
         row.id,
       )

@@ -128,6 +128,22 @@ describe('POST /inventory_samples', () => {
         { batch_id: batches[0], units: 'mg', position: 'A1', ...credit(1) },
         'position needs a location_id',
       ],
+      [
+        { batch_id: batches[0], units: 'mg', fields: { Colour: 'white' }, ...credit(1) },
+        'fields.Colour is not an inventory sample field of this vault (known: Solvent, Concentration, Form, Tare (mg), Prepared On)',
+      ],
+      [
+        { batch_id: batches[0], units: 'mg', fields: { 'Tare (mg)': 'heavy' }, ...credit(1) },
+        'fields.Tare (mg) must be a number, got "heavy"',
+      ],
+      [
+        { batch_id: batches[0], units: 'mg', fields: { 'Prepared On': '2/11/2026' }, ...credit(1) },
+        'must be a date as YYYY-MM-DD',
+      ],
+      [
+        { batch_id: batches[0], units: 'mg', fields: { Solvent: 'acetone' }, ...credit(1) },
+        "fields.Solvent must be one of 'DMSO', 'Ethanol', 'Methanol', 'Water', got \"acetone\"",
+      ],
     ]
     for (const [body, message] of cases) {
       const answer = await createSample(body)
@@ -146,6 +162,47 @@ describe('POST /inventory_samples', () => {
   })
 })
 
+describe('inventory sample fields', () => {
+  it('are listed among the vault fields and typed on a new sample', async () => {
+    const fields = record(await api.reader.get(`${api.main}/fields`))
+    expect(
+      (fields.inventory_sample as Record<string, unknown>[]).map((field) => [
+        field.type,
+        field.name,
+        field.data_type_name,
+      ]),
+    ).toEqual([
+      ['InventorySampleFieldDefinition', 'Solvent', 'Pick List'],
+      ['InventorySampleFieldDefinition', 'Concentration', 'Text'],
+      ['InventorySampleFieldDefinition', 'Form', 'Pick List'],
+      ['InventorySampleFieldDefinition', 'Tare (mg)', 'Number'],
+      ['InventorySampleFieldDefinition', 'Prepared On', 'Date'],
+    ])
+    const solvent = (fields.inventory_sample as { id: number; name: string }[])[0]!
+    const picks = objectsOf(
+      record(await api.reader.get(`${api.main}/fields/${solvent.id}/pick_list_values`)),
+    ).map((pick) => pick.value)
+    expect(picks).toEqual(['DMSO', 'Water', 'Ethanol', 'Methanol'])
+    const sample = record(
+      await createSample({
+        batch_id: batches[3],
+        units: 'µL',
+        fields: { Solvent: 'DMSO', 'Tare (mg)': '0.5', 'Prepared On': '2026-11-02', Form: '' },
+        ...credit(50),
+      }),
+    )
+    expect(sample.fields).toEqual({
+      Solvent: 'DMSO',
+      'Tare (mg)': 0.5,
+      'Prepared On': '2026-11-02',
+    })
+    // Later tests count the samples: this one goes.
+    expect((await api.writer.delete(`${api.main}/inventory_samples/${idOf(sample)}`)).status).toBe(
+      200,
+    )
+  })
+})
+
 describe('PUT /inventory_samples/{id}', () => {
   it('changes supplied fields and adds or changes at most one event per request', async () => {
     const sample = record(
@@ -159,13 +216,13 @@ describe('PUT /inventory_samples/{id}', () => {
     const path = `${api.main}/inventory_samples/${idOf(sample)}`
     const debited = record(
       await api.writer.put(path, {
-        fields: { Colour: 'white' },
+        fields: { 'Tare (mg)': '1.25' },
         inventory_events: [{ event_type: 'Debit', amount: 2.5 }],
       }),
     )
     expect(debited).toMatchObject({
       current_amount: 7.5,
-      fields: { Form: 'powder', Colour: 'white' },
+      fields: { Form: 'powder', 'Tare (mg)': 1.25 },
       units: 'mg',
     })
     const events = debited.inventory_events as { id: number; amount: number }[]
@@ -174,6 +231,13 @@ describe('PUT /inventory_samples/{id}', () => {
       await api.writer.put(path, { inventory_events: [{ id: events[1]!.id, amount: 4 }] }),
     )
     expect(corrected.current_amount).toBe(6)
+    // An empty value clears a field; the others stay.
+    expect(record(await api.writer.put(path, { fields: { Form: '' } })).fields).toEqual({
+      'Tare (mg)': 1.25,
+    })
+    const unknown = await api.writer.put(path, { fields: { Colour: 'white' } })
+    expect(unknown.status).toBe(422)
+    expect(record(unknown).error).toContain('Colour')
     const two = await api.writer.put(path, {
       inventory_events: [
         { event_type: 'Debit', amount: 1 },
@@ -313,6 +377,8 @@ describe('a vault without inventory', () => {
       const locations = await api.admin.get(`${api.main}/inventory_locations`)
       expect(locations.status).toBe(404)
       expect(record(locations).error).toContain('Inventory is not enabled')
+      const fields = record(await api.admin.get(`${api.main}/fields`))
+      expect(Object.keys(fields)).toEqual(['internal', 'molecule', 'batch', 'protocol'])
       expect((await api.admin.get(`${api.main}/inventory_samples`)).status).toBe(404)
       expect((await createSample({ batch_id: batches[0], units: 'mg', ...credit(1) })).status).toBe(
         404,
