@@ -97,15 +97,8 @@ export class WatcherIntake {
     }
     const copy = await this.#copy(folder, file)
     if (copy === 'vanished') return 'done'
-    if (copy === 'locked' || copy === 'changed') {
-      this.#sayOnce(
-        folder,
-        file.name,
-        'waiting',
-        copy === 'locked'
-          ? `${file.name} is locked by another program: waiting for it to be released.`
-          : `${file.name} changed while it was read: waiting for it to settle.`,
-      )
+    if (copy === 'locked' || copy === 'unreadable' || copy === 'changed') {
+      this.#sayOnce(folder, file.name, 'waiting', waitingMessages[copy](file.name))
       return 'retry'
     }
     this.#waiting.delete(`${folder.folder}\u0000${file.name}`)
@@ -354,6 +347,7 @@ export class WatcherIntake {
     | { path: string; size: number; sha256: string; keep: boolean }
     | 'vanished'
     | 'locked'
+    | 'unreadable'
     | 'changed'
   > {
     const dir = path.join(this.#options.copiesDir, randomUUID())
@@ -382,13 +376,15 @@ export class WatcherIntake {
         })
         return 'vanished'
       }
+      // Windows answers a file another program holds open exclusively with EBUSY (a sharing
+      // violation), sometimes EPERM or EACCES, which also mean no permission: both are tried again.
       if (code === 'EBUSY' || code === 'EPERM' || code === 'EACCES' || code === 'ETXTBSY') {
         this.#options.log.info('a watched file cannot be read yet', {
           folder: folder.folder,
           file: file.name,
           code,
         })
-        return 'locked'
+        return code === 'EBUSY' || code === 'ETXTBSY' ? 'locked' : 'unreadable'
       }
       throw error
     }
@@ -416,6 +412,14 @@ export class WatcherIntake {
     this.#options.log[level](message, { folder: folder.folder, type })
     this.#options.report(activity)
   }
+}
+
+/** What the person is told, once, of a file that is not taken yet. */
+const waitingMessages = {
+  locked: (name: string) => `${name} is locked by another program: waiting for it to be released.`,
+  unreadable: (name: string) =>
+    `${name} cannot be opened: another program holds it, or this account may not read it. Trying again.`,
+  changed: (name: string) => `${name} changed while it was read: waiting for it to settle.`,
 }
 
 function payloadOf(folder: IntakeFolder, project: number | string, fileTime: Date): ImportSettings {

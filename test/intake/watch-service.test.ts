@@ -1,8 +1,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { WatcherIntake } from '../../src-main/intake/watcher-intake.ts'
+import { FolderWatcher } from '../../src-main/intake/watcher.ts'
 import { createDispatcher, type Dispatch } from '../../src-main/ipc/dispatcher.ts'
 import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import type { TakenFile, WatchedFolderView } from '../../src-main/ipc/contract.ts'
@@ -433,6 +434,137 @@ describe('a file that changes while it is read', () => {
         { fileName: 'growing.csv', size: settled.size, outcome: 'queued', outboxItemId: 7 },
       ])
     } finally {
+      db.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('a file an instrument holds locked while it writes', () => {
+  /**
+   * Windows instruments open their file exclusively while writing it: opening it to read fails
+   * with a sharing violation (EBUSY, or EPERM/EACCES) although its size can be read. A non-root
+   * process gets the real thing from the OS with chmod 000 (EACCES); root reads any file, so as
+   * root the sharing violation is injected where the intake opens the instrument's file
+   * (`fs.promises.copyFile`, its only read of it). Every other file call is the real one.
+   */
+  const asRoot = process.getuid?.() === 0
+
+  it('is not taken while locked, said once, and taken whole once released', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-locked-'))
+    const watched = path.join(dir, 'reader')
+    fs.mkdirSync(watched)
+    const db = openAppDatabase(path.join(dir, 'app.db'))
+    const file = path.join(watched, 'plate-7.csv')
+    const locked = new Set<string>()
+    const readAttempts: string[] = []
+    const realCopyFile = fs.promises.copyFile.bind(fs.promises)
+    const copyFile = vi
+      .spyOn(fs.promises, 'copyFile')
+      .mockImplementation(async (from, to, mode) => {
+        if (String(from) === file) readAttempts.push(locked.has(file) ? 'locked' : 'free')
+        if (asRoot && locked.has(String(from))) {
+          throw Object.assign(new Error(`EBUSY: resource busy or locked, copyfile '${from}'`), {
+            code: 'EBUSY',
+          })
+        }
+        return realCopyFile(from, to, mode)
+      })
+    const lock = () => {
+      locked.add(file)
+      if (!asRoot) fs.chmodSync(file, 0o000)
+    }
+    const release = () => {
+      if (!asRoot) fs.chmodSync(file, 0o644)
+      locked.delete(file)
+    }
+    const said: WatchActivity[] = []
+    const queued: string[] = []
+    const intake = new WatcherIntake({
+      repository: new WatchRepository(db),
+      outbox: {
+        queue: async (request) => {
+          // What would be sent: the intake's private copy as it is when queued.
+          queued.push(fs.readFileSync((request as { file: string }).file, 'utf8'))
+          return [{ id: 11 } as OutboxItemView]
+        },
+        list: () => [],
+      },
+      checker: {
+        check: async (input) => ({
+          fileName: path.basename(input.filePath),
+          format: 'csv',
+          sha256: null,
+          encoding: 'utf-8',
+          delimiter: ',',
+          rows: 6,
+          columns: header.split(','),
+          problems: [],
+          counts: {},
+          errors: 0,
+          warnings: 0,
+        }),
+      },
+      copiesDir: path.join(dir, 'copies'),
+      defaultProject: () => 'Kinase Inhibitors',
+      report: (activity) => said.push(activity),
+      log: silentLogger,
+    })
+    const place = {
+      folderId: null,
+      connectionId: 'lab',
+      vaultId: 1,
+      folder: watched,
+      protocolId: 1,
+      mappingTemplate: template,
+      project: null,
+      run: {},
+    }
+    const watcher = new FolderWatcher({
+      folder: watched,
+      settleMs: 150,
+      scanMs: 40,
+      onFile: (settled, signal) => intake.take(place, settled, signal),
+      onNotice: () => {},
+      log: silentLogger,
+    })
+    const rows = csvRows('VD-LOCK')
+    const handle = await fs.promises.open(file, 'w')
+    try {
+      lock()
+      watcher.start()
+      // The first half is written, then the instrument pauses (longer than the settle time)
+      // with the file still open and locked.
+      await handle.write(`${header}\n${rows.slice(0, 3).join('\n')}\n`)
+      await waitUntil('the locked file was tried twice', () => readAttempts.length >= 2)
+      expect(new Set(readAttempts)).toEqual(new Set(['locked']))
+      expect(queued).toEqual([])
+      expect(said.map((activity) => [activity.type, activity.message])).toEqual([
+        [
+          'waiting',
+          asRoot
+            ? 'plate-7.csv is locked by another program: waiting for it to be released.'
+            : 'plate-7.csv cannot be opened: another program holds it, or this account may not read it. Trying again.',
+        ],
+      ])
+      // No part of the half-written file is kept (an attempt under way may hold an empty folder).
+      const copies = path.join(dir, 'copies')
+      const kept = fs
+        .readdirSync(copies, { recursive: true, encoding: 'utf8' })
+        .filter((name) => fs.statSync(path.join(copies, name), { throwIfNoEntry: false })?.isFile())
+      expect(kept).toEqual([])
+
+      await handle.write(`${rows.slice(3).join('\n')}\n`)
+      await handle.close()
+      release()
+      await waitUntil('the released file was queued', () => queued.length > 0)
+      expect(queued).toEqual([`${header}\n${rows.join('\n')}\n`])
+      expect(said.filter((activity) => activity.type === 'waiting')).toHaveLength(1)
+    } finally {
+      await watcher.stop()
+      await handle.close().catch(() => {})
+      release()
+      copyFile.mockRestore()
       db.close()
       fs.rmSync(dir, { recursive: true, force: true })
     }
