@@ -51,17 +51,25 @@ export function recordTableSql(kind: KindDeclaration): string[] {
   ]
 }
 
-/** Makes the tables of kinds declared since the last migration; returns their names. */
+/**
+ * Makes the tables of kinds declared since the last migration; returns the names of those this
+ * connection made. Another process may open the same cache at the same moment (the app and the
+ * CLI): what is missing is read again inside the write transaction, which only one holds.
+ */
 export function createDeclaredTables(db: Database.Database): string[] {
-  const existing = new Set(
-    (
-      db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'`).all() as { name: string }[]
-    ).map((row) => row.name),
-  )
-  const missing = kindDeclarations.filter((kind) => !existing.has(kind.name))
-  if (missing.length === 0) return []
-  db.transaction(() => {
-    for (const kind of missing) for (const statement of recordTableSql(kind)) db.exec(statement)
-  })()
-  return missing.map((kind) => kind.name)
+  const missing = () => {
+    const existing = new Set(
+      db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table'`).pluck().all() as string[],
+    )
+    return kindDeclarations.filter((kind) => !existing.has(kind.name))
+  }
+  // Most opens find every table: a read then takes no write lock.
+  if (missing().length === 0) return []
+  return db
+    .transaction(() => {
+      const made = missing()
+      for (const kind of made) for (const statement of recordTableSql(kind)) db.exec(statement)
+      return made.map((kind) => kind.name)
+    })
+    .immediate()
 }

@@ -1,7 +1,8 @@
 /**
  * One of several processes opening the same new database at the same moment (a first start of
  * the app and the CLI together). `steps` opens a test database whose steps log who applied them;
- * `real` opens an outbox and a cache with their real openers. Prints `ok`, or the error.
+ * `real` opens an outbox and a cache with their real openers; `declared` opens an existing cache
+ * whose record tables of some kinds are missing. Prints `ok`, or the error.
  */
 import { openCacheDatabase } from '../../src-main/store/cache-database.ts'
 import type { Migration } from '../../src-main/store/migrations.ts'
@@ -30,6 +31,8 @@ if (pause > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, paus
 try {
   if (mode === 'steps') {
     openDatabase(`${folder}/steps.db`, loggedSteps, 'the test database').close()
+  } else if (mode === 'declared') {
+    openCacheDatabase(`${folder}/caches/cache.db`).db.close()
   } else {
     openOutboxDatabase(`${folder}/outbox.db`).close()
     openCacheDatabase(`${folder}/caches/cache.db`).db.close()
