@@ -40,6 +40,7 @@ import { ExportService } from './export-service.ts'
 import { AttachmentsService } from './attachments-service.ts'
 import { FileLogger } from './file-logger.ts'
 import { StatusService } from './status-service.ts'
+import { NoticesService } from './notices-service.ts'
 import { SyncService, type PullTuning } from './sync-service.ts'
 import { createOutbox, type OutboxTuning } from './outbox-service.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
@@ -51,6 +52,8 @@ export interface Services {
   readonly redactor: Redactor
   readonly events: EventBus
   readonly status: StatusService
+  /** What the window tells until dismissed: an outbox repaired, a data folder held elsewhere. */
+  readonly notices: NoticesService
   /** Saved connections: add, new token, remove (tokens never leave through it). */
   readonly connections: ConnectionsService
   /** The runtimes of connections (client, cache, connectivity), saved or headless. */
@@ -206,6 +209,7 @@ export function createServices(options: ServiceOptions): Services {
     client: tuning,
     tuning: options.outbox ?? {},
   })
+  const notices = new NoticesService({ events, outbox })
   const chem = new LocalChemService({
     runtimes,
     events,
@@ -335,12 +339,14 @@ export function createServices(options: ServiceOptions): Services {
       log.warn('another process syncs this data folder: waiting for it to finish', {
         holder: describeHolder(attempt.holder),
       })
+      notices.dataFolderHeld(config.dataDir, attempt.holder)
       lockRetry = setInterval(() => {
         try {
           const retry = tryTakeDataFolderLock(config.dataDir, lockHolderNames[config.host])
-          if (!retry.held) return
+          if (!retry.held) return notices.dataFolderHeld(config.dataDir, retry.holder)
           clearInterval(lockRetry)
           lock = retry.lock
+          notices.dataFolderFree()
           log.info('took over the data folder: syncing and sending')
           startWriting()
         } catch (error) {
@@ -356,6 +362,7 @@ export function createServices(options: ServiceOptions): Services {
     redactor,
     events,
     status,
+    notices,
     connections,
     runtimes,
     sync,

@@ -1,5 +1,6 @@
 import type { ImportCheckReport } from '../../src-common/intake/import-check.ts'
 import type { ErrorValue } from './app-error.ts'
+import type { AppNotice } from './app-notices.ts'
 import type { AppStatus } from './app-status.ts'
 import type { ConnectionSyncState, SyncProgress } from './sync-status.ts'
 
@@ -8,6 +9,8 @@ export interface AppEvents {
   'status.changed': AppStatus
   'connections.changed': { connectionIds: string[] }
   'storage.failed': { message: string; details: string }
+  /** The notices the window keeps until dismissed changed: every one still to show. */
+  'notices.changed': { notices: AppNotice[] }
   /** A page of a sync was committed (at most a few per second per connection). */
   'sync.progress': SyncProgress
   /** A connection's sync started, finished or was scheduled. */
@@ -120,6 +123,7 @@ export const appEventNames = [
   'status.changed',
   'connections.changed',
   'storage.failed',
+  'notices.changed',
   'sync.progress',
   'sync.changed',
   'records.changed',

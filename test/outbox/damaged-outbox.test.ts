@@ -2,8 +2,9 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
+import { describeRecovery } from '../../src-main/sync/outbox/outbox-repairs.ts'
+import { damagePage, leafPagesOfItems } from './support/damaged-outbox.ts'
 import { connectionId, settled, useOutboxHarness } from './support/outbox-harness.ts'
 
 /**
@@ -20,31 +21,6 @@ afterEach(() => {
 
 const sha256 = (file: string) =>
   crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
-
-/** The pages of the items table's b-tree that hold rows (its leaves), by page number. */
-function leafPagesOfItems(file: string): number[] {
-  const db = new Database(file, { readonly: true })
-  try {
-    return (
-      db
-        .prepare(
-          "SELECT pageno FROM dbstat WHERE name = 'items' AND pagetype = 'leaf' ORDER BY pageno",
-        )
-        .all() as { pageno: number }[]
-    ).map((row) => row.pageno)
-  } finally {
-    db.close()
-  }
-}
-
-/** Overwrites one page of the file with random bytes, as a failed write would leave it. */
-function damagePage(file: string, page: number): void {
-  const size = (new Database(file, { readonly: true }).pragma('page_size', { simple: true }) ??
-    4096) as number
-  const handle = fs.openSync(file, 'r+')
-  fs.writeSync(handle, crypto.randomBytes(size), 0, size, (page - 1) * size)
-  fs.closeSync(handle)
-}
 
 describe('a damaged outbox.db', () => {
   it('is kept aside, rebuilt from every row that can be read, told, and what it held is sent', async () => {
@@ -91,14 +67,16 @@ describe('a damaged outbox.db', () => {
     expect(listed).toHaveLength(recovery!.recovered)
     const recoveredNames = listed.map((item) => item.payload.name as string)
     for (const name of recoveredNames) expect(names).toContain(name)
-    const told = events.find((event) => event.name === 'storage.failed')?.payload as {
-      message: string
-      details: string
-    }
+    // Told to the person through the outbox's record of it, kept until read (a window that
+    // starts later asks for it; no event is lost before anyone listens).
+    const [repair] = outbox.repairs()
+    expect(repair).toEqual({ ...recovery, id: expect.any(Number), repairedAt: expect.any(String) })
+    const told = describeRecovery(repair!)
     expect(told.message).toMatch(/outbox was damaged and has been repaired/)
     expect(told.details).toContain(`${recovery!.recovered} items were recovered`)
     expect(told.details).toContain(`${recovery!.unreadable} could not be read`)
     expect(told.details).toContain(recovery!.movedTo)
+    expect(events.filter((event) => event.name === 'storage.failed')).toEqual([])
 
     // A new item takes an id none of the lost ones had.
     const [added] = await outbox.queue({
@@ -123,6 +101,9 @@ describe('a damaged outbox.db', () => {
     await outbox.close()
     const again = harness.open({ dataDir }).outbox
     expect(again.recovery).toBeNull()
+    expect(again.repairs()).toEqual([repair])
+    again.dismissRepair(repair!.id)
+    expect(again.repairs()).toEqual([])
   }, 120_000)
 
   it('whose first page is gone starts empty, the file kept aside', async () => {

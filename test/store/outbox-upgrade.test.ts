@@ -249,15 +249,23 @@ describe('the released steps of the outbox schema', () => {
       expect(after.items.map(({ id, lane }) => ({ id, lane }))).toEqual(
         items.map(({ id, lane }) => ({ id, lane })),
       )
-      // Step 3 records nothing of copies made before it: they are checked by size alone.
+      // Step 3 records nothing of copies made before it: they are checked by size alone. Step 4
+      // records no base values of edits queued before it: they are checked by modified_at.
       expect(
         after.items.map(
-          ({ lane: _lane, attachment_sha256: sha256, attachment_source: source, ...rest }) => {
-            expect([sha256, source]).toEqual([null, null])
+          ({
+            lane: _lane,
+            attachment_sha256: sha256,
+            attachment_source: source,
+            base_values: baseValues,
+            ...rest
+          }) => {
+            expect([sha256, source, baseValues]).toEqual([null, null, null])
             return rest
           },
         ),
       ).toEqual(before.items)
+      expect(db.prepare('SELECT COUNT(*) FROM repairs').pluck().get()).toBe(0)
       expect(after.dependencies).toEqual(before.dependencies)
       expect(after.lease).toEqual(before.lease)
       expect(db.pragma('user_version', { simple: true })).toBe(currentStep)

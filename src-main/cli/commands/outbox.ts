@@ -4,7 +4,7 @@ import { outboxStates } from '../../../src-common/outbox/states.ts'
 import type { Command, CommandContext } from '../command.ts'
 import { exitCodes } from '../exit-codes.ts'
 import { chooseConnection, stringOption } from '../connection-choice.ts'
-import { describeRecovery } from '../../sync/outbox/outbox.ts'
+import { describeRecovery } from '../../sync/outbox/outbox-repairs.ts'
 import { deliver, deliveryExitCode, describeDelivery } from './outbox-delivery.ts'
 
 const usage =

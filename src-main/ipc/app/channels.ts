@@ -1,6 +1,8 @@
 export const appChannels = [
   'app.info',
   'app.status',
+  'app.notices',
+  'app.dismissNotice',
   'app.chooseSavePath',
   'app.chooseFolder',
   'app.showInFolder',

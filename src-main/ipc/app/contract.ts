@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { exportFormats } from '../../export/formats.ts'
 import type { AppInfo } from '../../shared/app-info.ts'
+import type { AppNotice } from '../../shared/app-notices.ts'
 import type { AppStatus } from '../../shared/app-status.ts'
 import type { AppChannel } from './channels.ts'
 
@@ -9,6 +10,8 @@ const noArgs = z.object({}).strict()
 export const appSchemas = {
   'app.info': noArgs,
   'app.status': noArgs,
+  'app.notices': noArgs,
+  'app.dismissNotice': z.object({ id: z.string().min(1).max(300) }).strict(),
   'app.chooseSavePath': z
     .object({
       format: z.enum(exportFormats),
@@ -43,6 +46,10 @@ export interface SaveTarget {
 export interface AppResults {
   'app.info': AppInfo
   'app.status': AppStatus
+  /** What the window shows until the person dismisses it, oldest first (`AppNotice`). */
+  'app.notices': AppNotice[]
+  /** A notice read; `not_found` for one no longer shown. */
+  'app.dismissNotice': { dismissed: true }
   /**
    * Electron: the native save dialog, with the format's filter and ending; null when the person
    * cancelled it. The browser preview: a file of the data folder, downloaded once complete.

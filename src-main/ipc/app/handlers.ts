@@ -18,6 +18,8 @@ export function appHandlers(services: Services): DomainHandlers<AppChannel> {
   return {
     'app.info': () => services.info(),
     'app.status': () => services.status.current(),
+    'app.notices': () => services.notices.list(),
+    'app.dismissNotice': ({ id }) => services.notices.dismiss(id),
     'app.chooseSavePath': () => noDesktop('save dialog'),
     'app.chooseFolder': () => noDesktop('folder dialog', "type the folder's path"),
     'app.showInFolder': () => noDesktop('file manager'),

@@ -79,6 +79,24 @@ export const outboxMigrations: readonly Migration[] = [
       ALTER TABLE items ADD COLUMN attachment_sha256 TEXT;
       ALTER TABLE items ADD COLUMN attachment_source TEXT;
     `),
+  // Repairs of a damaged outbox (`outbox-recovery.ts`), kept until the person has read them: the
+  // repair happens before any window listens, and a CLI command may have made it. And what an
+  // edit's changed members held as the person saw them when it was queued, for records whose
+  // copies carry no modified_at to compare (`Operation.baseValues`).
+  (db) =>
+    db.exec(`
+      CREATE TABLE repairs (
+        id INTEGER PRIMARY KEY,
+        repaired_at INTEGER NOT NULL,
+        moved_to TEXT NOT NULL,
+        details TEXT NOT NULL,
+        recovered INTEGER NOT NULL,
+        unresolved INTEGER NOT NULL,
+        unreadable INTEGER NOT NULL,
+        seen_at INTEGER
+      );
+      ALTER TABLE items ADD COLUMN base_values TEXT;
+    `),
 ]
 
 export function openOutboxDatabase(file: string): Database.Database {

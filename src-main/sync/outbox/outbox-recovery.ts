@@ -7,31 +7,19 @@ import { migrate } from '../../store/migrations.ts'
 import { configureConnection, databaseFiles } from '../../store/sqlite.ts'
 import { outboxStates, unresolvedStates } from '../../../src-common/outbox/states.ts'
 import { openOutboxDatabase, outboxMigrations } from './outbox-database.ts'
-
-/** What was done with a damaged outbox: told to the person, logged. */
-export interface OutboxRecovery {
-  /** The damaged file as it was found (its WAL beside it, when it had one), private. */
-  movedTo: string
-  /** What SQLite found wrong. */
-  details: string
-  /** Items read back into the fresh outbox... */
-  recovered: number
-  /** ...of which not yet sent nor discarded. */
-  unresolved: number
-  /** Items (by id) that could not be read: lost from the fresh outbox, still in the copy. */
-  unreadable: number
-}
+import { OutboxRepairs, type OutboxRecovery, type OutboxRepair } from './outbox-repairs.ts'
 
 /**
  * Opens the outbox at `file`. A damaged one (SQLite finds it malformed when opening it or in a
  * check of every page) does not stop the start: it is copied aside as found, what can be read of
- * it is written to a fresh file that takes its place, and the recovery is returned to be told.
+ * it is written to a fresh file that takes its place, and the repair is recorded there (until the
+ * person has read of it) and returned to be told.
  * Other failures (a read-only folder, a newer schema) are thrown as they are.
  */
 export function openOutbox(
   file: string,
   at: Date = new Date(),
-): { db: Database.Database; recovery: OutboxRecovery | null } {
+): { db: Database.Database; recovery: OutboxRepair | null } {
   let details: string
   try {
     const db = openOutboxDatabase(file)
@@ -61,7 +49,13 @@ export function openOutbox(
       { cause: error },
     )
   }
-  return { db: openOutboxDatabase(file), recovery }
+  const db = openOutboxDatabase(file)
+  try {
+    return { db, recovery: new OutboxRepairs(db).record(recovery, at.getTime()) }
+  } catch (error) {
+    db.close()
+    throw error
+  }
 }
 
 /** What `PRAGMA quick_check` finds wrong (every page is read), or null when nothing is. */

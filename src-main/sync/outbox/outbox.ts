@@ -23,7 +23,8 @@ import {
 import type { RecordRef } from '../../../src-common/outbox/record-ref.ts'
 import { allows, unresolvedStates, type OutboxState } from '../../../src-common/outbox/states.ts'
 import { operations } from './operations/index.ts'
-import { openOutbox, type OutboxRecovery } from './outbox-recovery.ts'
+import { openOutbox } from './outbox-recovery.ts'
+import { OutboxRepairs, type OutboxRepair } from './outbox-repairs.ts'
 import type { Attachment, OutboxItem } from './outbox-item.ts'
 import type { OutboxConnection } from './outbox-connection.ts'
 import { OutboxSender, type RetryTiming } from './outbox-sender.ts'
@@ -105,7 +106,8 @@ export class Outbox {
   #notifyDue = 0
   #lastPending = -1
   /** Set when the outbox was found damaged at this start and rebuilt from what could be read. */
-  readonly recovery: OutboxRecovery | null
+  readonly recovery: OutboxRepair | null
+  readonly #repairs: OutboxRepairs
 
   constructor(options: OutboxOptions) {
     this.#options = options
@@ -113,10 +115,10 @@ export class Outbox {
     const opened = openOutbox(path.join(options.dataDir, 'outbox.db'), new Date(this.#now()))
     this.#db = opened.db
     this.recovery = opened.recovery
-    if (this.recovery) {
+    // Told through `repairs()` until the person dismisses it: no window listens yet.
+    if (this.recovery)
       log.error('the outbox was damaged and has been rebuilt', { ...this.recovery })
-      options.events.emit('storage.failed', describeRecovery(this.recovery))
-    }
+    this.#repairs = new OutboxRepairs(this.#db)
     this.#store = new OutboxStore(this.#db)
     this.#attachments = new AttachmentFolder(path.join(options.dataDir, 'outbox', 'attachments'))
     const onItems = (itemIds: number[]) => this.#noteChanged(itemIds, changeBatchMs)
@@ -282,6 +284,16 @@ export class Outbox {
     )
   }
 
+  /** Repairs of this outbox (at this start or any earlier one) the person has not dismissed. */
+  repairs(): OutboxRepair[] {
+    return this.#repairs.unseen()
+  }
+
+  /** The person has read of repair `id` (AppError not_found for an id never recorded). */
+  dismissRepair(id: number): void {
+    this.#saving(() => this.#repairs.markSeen(id, this.#now()))
+  }
+
   /** Discards an item and the items that depend on it (an upload for an entry discarded...). */
   discard(id: number): { discarded: number[] } {
     const discarded = this.#saving(() => this.#store.cancel(id, this.#now()))
@@ -357,6 +369,8 @@ export class Outbox {
       throw new AppError('conflict', `Item ${id} is not in conflict.`)
     }
     if (choice === 'mine') {
+      // Mine goes over the copy the person has now seen: a later change by someone else is
+      // another conflict.
       const base = item.theirs?.modified_at
       return this.#changedView(
         this.#saving(() =>
@@ -743,18 +757,6 @@ export class Outbox {
 
   #unwritableOr(error: unknown): unknown {
     return unwritable(error, this.#db.name) ?? error
-  }
-}
-
-/** What the person is told of a damaged outbox rebuilt at the start. */
-export function describeRecovery(recovery: OutboxRecovery): { message: string; details: string } {
-  const lost =
-    recovery.unreadable > 0
-      ? ` ${recovery.unreadable} could not be read: what they held may need to be done again.`
-      : ''
-  return {
-    message: 'The outbox was damaged and has been repaired',
-    details: `${recovery.recovered} items were recovered (${recovery.unresolved} still to send or decide).${lost} The damaged file is kept at ${recovery.movedTo}.`,
   }
 }
 

@@ -13,6 +13,7 @@ declare global {
 export type {
   AddedConnection,
   AppInfo,
+  AppNotice,
   AppStatus,
   AppEventName,
   CachedRecord,

@@ -40,10 +40,15 @@ export class AppUnderTest {
    * `seededDemoVault` puts a copy of the demo seed where "Open the demo vault" keeps its vault,
    * as after an earlier run of the app, for suites whose subject is not the demo's first seeding:
    * the button then opens it in a fraction of a second instead of seeding it for seconds.
+   * `prepare` leaves what a test needs in the data folder before the services start (a damaged
+   * file, a lock held).
    */
   static async start(
     services: Omit<ServiceOptions, 'host' | 'dataDir'> = {},
-    { seededDemoVault = false }: { seededDemoVault?: boolean } = {},
+    {
+      seededDemoVault = false,
+      prepare,
+    }: { seededDemoVault?: boolean; prepare?: (dataDir: string) => Promise<void> | void } = {},
   ): Promise<AppUnderTest> {
     if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
       throw new Error(`No built renderer in ${rendererDir}: run \`npm run build\` first.`)
@@ -54,6 +59,7 @@ export class AppUnderTest {
       await copyDemoSnapshot(path.join(demoFolder, 'vault.db'))
       makeTreePrivate(demoFolder)
     }
+    await prepare?.(dataDir)
     const running = createServices({ ...services, host: 'web', dataDir })
     const harness = await startHarness({
       dispatch: createDispatcher(createHandlers(running), running.log),

@@ -6,6 +6,7 @@ import { ConnectionsState } from './connections.svelte.ts'
 import { RecordLists } from './record-lists.svelte.ts'
 import { Router } from './router.svelte.ts'
 import { DropDesk } from './drops.svelte.ts'
+import { NoticesState } from './notices.svelte.ts'
 import { OutboxActivity } from './outbox.svelte.ts'
 import { BrowseScope, type ScopeMemory } from './scope.svelte.ts'
 import { SyncActivity } from './sync.svelte.ts'
@@ -20,6 +21,8 @@ export class Session {
   readonly router = new Router()
   readonly bridge: VaultDeskBridge
   readonly status: AppStatusState
+  /** What main tells until the person dismisses it (an outbox repaired, a folder held). */
+  readonly notices: NoticesState
   readonly connections: ConnectionsState
   readonly scope: BrowseScope
   readonly sync: SyncActivity
@@ -36,6 +39,7 @@ export class Session {
     this.bridge = bridge
     const reportError = (message: string) => this.toasts.error(message)
     this.status = new AppStatusState(bridge, reportError)
+    this.notices = new NoticesState(bridge, reportError)
     this.connections = new ConnectionsState(bridge, reportError)
     this.scope = new BrowseScope(bridge, this.connections, reportError, memory)
     this.sync = new SyncActivity(bridge, reportError)
@@ -47,6 +51,7 @@ export class Session {
   start(target: Window): () => void {
     const stops = [
       this.status.start(),
+      this.notices.start(),
       this.scope.start(),
       this.connections.start(),
       this.connections.onChange(() => {

@@ -38,6 +38,7 @@ export function quietBridge(): BridgeDouble {
       ok: true,
       value: { online: false, syncing: false, lastSyncAt: null, outboxPending: 0 },
     }))
+    .answer('app.notices', async () => ({ ok: true, value: [] }))
     .answer('connections.list', async () => ({ ok: true, value: [] }))
     .answer('connections.status', async () => ({ ok: true, value: [] }))
     .answer('vaults.list', async () => ({ ok: true, value: [] }))

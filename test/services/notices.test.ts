@@ -1,0 +1,160 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createDispatcher } from '../../src-main/ipc/dispatcher.ts'
+import { createHandlers } from '../../src-main/ipc/handlers.ts'
+import { createServices, type Services } from '../../src-main/services/index.ts'
+import type { AppNotice } from '../../src-main/shared/app-notices.ts'
+import { collectionNames, writeDamagedOutbox } from '../outbox/support/damaged-outbox.ts'
+
+/**
+ * What happened before any window listened, or lasts while it runs, is kept as a notice the
+ * window asks for when it starts, until the person dismisses it: through the services and the
+ * IPC contract as a window reaches them.
+ */
+
+const holderScript = path.resolve(import.meta.dirname, 'lock-holder-child.ts')
+let dataDir: string
+const opened: Services[] = []
+const children: ChildProcess[] = []
+
+beforeEach(() => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-notices-'))
+})
+afterEach(async () => {
+  for (const services of opened.splice(0)) await services.close()
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')
+  fs.rmSync(dataDir, { recursive: true, force: true })
+})
+
+function start(host: 'cli' | 'web'): {
+  services: Services
+  ask: (channel: 'app.notices' | 'app.dismissNotice', args?: object) => Promise<unknown>
+  told: AppNotice[][]
+} {
+  const services = createServices({ host, dataDir, chemWorkers: 1 })
+  opened.push(services)
+  const told: AppNotice[][] = []
+  services.events.on('notices.changed', ({ notices }) => told.push(notices))
+  const dispatch = createDispatcher(createHandlers(services), services.log)
+  return { services, ask: (channel, args = {}) => dispatch(channel, args), told }
+}
+
+async function stop(services: Services): Promise<void> {
+  opened.splice(opened.indexOf(services), 1)
+  await services.close()
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let tries = 0; tries < 300; tries++) {
+    if (condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`never happened: ${what}`)
+}
+
+describe('the notices a window asks for when it starts', () => {
+  it('keep an outbox repaired at a start until the person dismisses it, over restarts', async () => {
+    const names = collectionNames(240)
+    await writeDamagedOutbox(dataDir, names, { connectionId: 'lab', vaultId: 1 })
+
+    // The CLI repairs it (no window anywhere)...
+    const cli = start('cli')
+    const recovery = cli.services.outbox.recovery!
+    expect(recovery.unreadable).toBeGreaterThan(0)
+    await stop(cli.services)
+
+    // ...and the window started later is told, with where the damaged copy is and what to do.
+    const app = start('cli')
+    expect(app.services.outbox.recovery).toBeNull()
+    const answer = (await app.ask('app.notices')) as { ok: true; value: AppNotice[] }
+    expect(answer.ok).toBe(true)
+    expect(answer.value).toHaveLength(1)
+    const [notice] = answer.value
+    expect(notice).toMatchObject({
+      kind: 'outbox-repaired',
+      severity: 'error',
+      title: 'The outbox was damaged and has been repaired',
+      path: recovery.movedTo,
+      at: recovery.repairedAt,
+    })
+    expect(fs.existsSync(notice!.path!)).toBe(true)
+    expect(notice!.details).toContain(`${recovery.recovered} items were recovered`)
+    expect(notice!.details).toContain(`${recovery.unreadable} could not be read`)
+    expect(notice!.details).toContain(recovery.details)
+    expect(notice!.advice).toMatch(/do again the work of the items that could not be read/)
+    expect(app.services.outbox.list()).toHaveLength(recovery.recovered)
+
+    // Not read yet: still there at the next start.
+    await stop(app.services)
+    const next = start('cli')
+    expect(next.services.notices.list()).toEqual([notice])
+    expect(await next.ask('app.dismissNotice', { id: notice!.id })).toEqual({
+      ok: true,
+      value: { dismissed: true },
+    })
+    expect(next.told).toEqual([[]])
+    expect(next.services.notices.list()).toEqual([])
+    // Twice is no error (two windows); a notice never shown is.
+    expect(await next.ask('app.dismissNotice', { id: notice!.id })).toMatchObject({ ok: true })
+    for (const id of [`outbox-repaired:${recovery.id + 1}`, 'outbox-repaired:x', 'nothing']) {
+      expect(await next.ask('app.dismissNotice', { id })).toMatchObject({
+        ok: false,
+        error: { code: 'not_found', message: expect.stringContaining(id) },
+      })
+    }
+    await stop(next.services)
+    expect(start('cli').services.notices.list()).toEqual([])
+  }, 120_000)
+
+  it('name the process that holds the data folder while it does, and go when it lets go', async () => {
+    const child = spawn(process.execPath, [holderScript, dataDir, "'vault-desk sync'"], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
+    children.push(child)
+    const first = await new Promise<string>((resolve) =>
+      child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8'))),
+    )
+    expect(JSON.parse(first)).toMatchObject({ held: true, pid: child.pid })
+
+    const app = start('web')
+    const [held] = app.services.notices.list()
+    expect(held).toMatchObject({
+      kind: 'data-folder-held',
+      severity: 'warning',
+      path: path.join(dataDir, 'vault-desk.lock'),
+    })
+    expect(held!.details).toContain(`'vault-desk sync' (pid ${child.pid} on ${os.hostname()}`)
+    expect(held!.details).toContain(dataDir)
+    expect(held!.advice).toMatch(/Let it finish, or close it/)
+
+    // Dismissed, it stays dismissed while the same process holds the folder...
+    expect(app.services.notices.dismiss(held!.id)).toEqual({ dismissed: true })
+    expect(app.services.notices.list()).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    expect(app.services.notices.list()).toEqual([])
+
+    // ...and the folder is taken over once it lets go.
+    child.stdin!.end()
+    await until(() => {
+      const lock = path.join(dataDir, 'vault-desk.lock')
+      return fs.existsSync(lock) && fs.readFileSync(lock, 'utf8').includes(`"pid":${process.pid}`)
+    }, 'the window takes the folder over')
+    expect(app.services.notices.list()).toEqual([])
+  }, 60_000)
+
+  it('tell a held folder until it is free, when not dismissed', async () => {
+    const child = spawn(process.execPath, [holderScript, dataDir, "'vault-desk send'"], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
+    children.push(child)
+    await new Promise((resolve) => child.stdout!.once('data', resolve))
+    const app = start('web')
+    expect(app.services.notices.list().map((notice) => notice.kind)).toEqual(['data-folder-held'])
+    child.stdin!.end()
+    await until(() => app.told.some((notices) => notices.length === 0), 'the notice goes')
+    expect(app.services.notices.list()).toEqual([])
+  }, 60_000)
+})
