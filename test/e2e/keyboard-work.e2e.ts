@@ -3,8 +3,8 @@
  * reached through a relay the tests switch off: connect to the vault from the welcome screen,
  * queue a file through the drop zone's chooser, edit
  * a notebook entry offline, and resolve the conflict of a readout corrected offline that a
- * colleague changed on the vault meanwhile. (A notebook edit cannot conflict yet: the entries a
- * pull brings have no modified_at to compare with.) The mouse is never used; at every step the
+ * colleague changed on the vault meanwhile (a notebook edit's conflict goes through the same
+ * flow: test/outbox/eln.test.ts). The mouse is never used; at every step the
  * focus is on something and drawn, and a dialog gives the focus back to what opened it.
  */
 import type { Page } from 'playwright-core'

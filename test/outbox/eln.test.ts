@@ -123,6 +123,127 @@ describe('ELN entries through the outbox', () => {
     expect(entryRow(entryId).title).toBe('Crystallisation trials, round 2')
   })
 
+  it("finds a colleague's change of an entry a member (not an administrator) edits offline", async () => {
+    // Members cannot query entries, and entry summaries carry no modified_at: what is compared
+    // is what the person saw of each member against what the server holds when sending.
+    const { outbox, cache } = harness.open({ user: 'writer' })
+    const vaultId = harness.vaultId
+    const [create] = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.create',
+      payload: {
+        title: 'Crystallisation trials',
+        project: 'Kinase Inhibitors',
+        eln_fields: { Solvent: 'EtOH', Scale: '5 g' },
+      },
+    })
+    outbox.start()
+    await settled(outbox)
+    const entryId = outbox.item(create!.id).serverId!
+    expect(cache.get('eln_entries', vaultId, entryId)).toMatchObject({
+      name: 'Crystallisation trials',
+      eln_fields: { Solvent: 'EtOH', Scale: '5 g' },
+    })
+    expect(cache.get('eln_entries', vaultId, entryId)?.modified_at).toBeUndefined()
+
+    // A colleague retitles it while the member's edit waits offline.
+    harness.sim.clock.advance(5_000)
+    const colleague = harness.client('admin')
+    await colleague.elnEntries.update(vaultId, entryId, { title: 'Recrystallisation' })
+    const modifiedAt = () =>
+      harness.sim.core.db
+        .prepare('SELECT modified_at FROM eln_entries WHERE id = ?')
+        .pluck()
+        .get(entryId)
+    const retitledAt = modifiedAt()
+    harness.sim.clock.advance(5_000)
+    const [edit] = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.update',
+      payload: { entry: { id: entryId }, title: 'Crystallisation trials, round 2' },
+    })
+    await settled(outbox)
+    expect(outbox.item(edit!.id)).toMatchObject({
+      state: 'conflict',
+      theirs: expect.objectContaining({ id: entryId, name: 'Recrystallisation' }),
+    })
+    expect(entryRow(entryId).title).toBe('Recrystallisation')
+    // Reading the entry through a PUT of nothing changed nothing, its modified_at included.
+    expect(modifiedAt()).toBe(retitledAt)
+
+    // Kept: mine goes over the copy now seen.
+    outbox.resolveConflict(edit!.id, 'mine')
+    await settled(outbox)
+    expect(outbox.item(edit!.id).state).toBe('sent')
+    expect(entryRow(entryId).title).toBe('Crystallisation trials, round 2')
+  })
+
+  it("checks a member's field edits field by field, and a kept copy is theirs", async () => {
+    const { outbox, cache } = harness.open({ user: 'writer' })
+    const vaultId = harness.vaultId
+    const [create] = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.create',
+      payload: {
+        title: 'Aldol screen',
+        project: 'Kinase Inhibitors',
+        eln_fields: { Solvent: 'EtOH', Scale: '5 g' },
+      },
+    })
+    outbox.start()
+    await settled(outbox)
+    const entryId = outbox.item(create!.id).serverId!
+    const colleague = harness.client('admin')
+    const fieldsOnServer = () =>
+      JSON.parse(
+        harness.sim.core.db
+          .prepare('SELECT fields FROM eln_entries WHERE id = ?')
+          .pluck()
+          .get(entryId) as string,
+      ) as Record<string, string>
+
+    // Another field changed by the colleague: the member's edit of Solvent goes, theirs stays.
+    await colleague.elnEntries.update(vaultId, entryId, { eln_fields: { Scale: '10 g' } })
+    const [solvent] = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.update',
+      payload: { entry: { id: entryId }, eln_fields: { Solvent: 'MeOH' } },
+    })
+    await settled(outbox)
+    expect(outbox.item(solvent!.id).state).toBe('sent')
+    expect(fieldsOnServer()).toEqual({ Solvent: 'MeOH', Scale: '10 g' })
+    expect(cache.get('eln_entries', vaultId, entryId)?.eln_fields).toEqual({
+      Solvent: 'MeOH',
+      Scale: '10 g',
+    })
+
+    // The same field changed by both: a conflict; keeping theirs keeps their copy here too.
+    harness.sim.clock.advance(5_000)
+    await colleague.elnEntries.update(vaultId, entryId, { eln_fields: { Solvent: 'DMF' } })
+    const [first] = await outbox.queue({
+      connectionId,
+      vaultId,
+      operation: 'eln.update',
+      payload: { entry: { id: entryId }, eln_fields: { Solvent: 'THF', Scale: '10 g' } },
+    })
+    await settled(outbox)
+    expect(outbox.item(first!.id)).toMatchObject({
+      state: 'conflict',
+      theirs: expect.objectContaining({ eln_fields: { Solvent: 'DMF', Scale: '10 g' } }),
+    })
+    outbox.resolveConflict(first!.id, 'theirs')
+    expect(outbox.item(first!.id).state).toBe('cancelled')
+    expect(fieldsOnServer()).toEqual({ Solvent: 'DMF', Scale: '10 g' })
+    expect(cache.get('eln_entries', vaultId, entryId)?.eln_fields).toEqual({
+      Solvent: 'DMF',
+      Scale: '10 g',
+    })
+  })
+
   it('discards the uploads and edits of an entry whose creation is discarded', async () => {
     const { outbox } = harness.open()
     const vaultId = harness.vaultId

@@ -56,6 +56,11 @@ export interface OutboxItem {
   lastErrorKind: string | null
   /** The server's modified_at when editing began; a newer one on the server is a conflict. */
   baseModifiedAt: string | null
+  /**
+   * What the members the item changes held as the person saw them when it was queued, for
+   * records whose copies carry no modified_at (`Operation.baseValues`); null when not known.
+   */
+  baseValues: JsonObject | null
   /** The server's copy, for a conflict. */
   theirs: JsonObject | null
   /**

@@ -511,8 +511,11 @@ export class OutboxSender {
       }
       // An edit is checked against the server's copy before every send, a resend after a crash
       // (found not to have arrived) too: whoever changed the record meanwhile is not overwritten.
-      if (operation.changedSince && item.baseModifiedAt !== null) {
-        const check = await operation.changedSince(context, item.payload, item.baseModifiedAt)
+      if (operation.changedSince && (item.baseModifiedAt !== null || item.baseValues !== null)) {
+        const check = await operation.changedSince(context, item.payload, {
+          modifiedAt: item.baseModifiedAt,
+          values: item.baseValues,
+        })
         stillHeld()
         if (check.changed === true) return this.#conflict(item, check.theirs)
       }

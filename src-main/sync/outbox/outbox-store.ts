@@ -34,6 +34,7 @@ export interface NewItem {
   recordItem: number | 'self' | null
   overlay: Overlay
   baseModifiedAt: string | null
+  baseValues?: JsonObject | null
   attachment: Attachment | null
   /** Items that must be sent first. */
   dependsOn: number[]
@@ -75,6 +76,7 @@ interface ItemRow {
   last_error: string | null
   last_error_kind: string | null
   base_modified_at: string | null
+  base_values: string | null
   theirs: string | null
   snapshot: string | null
   server_id: number | null
@@ -258,11 +260,11 @@ export class OutboxStore {
       const insert = this.#prepare(
         `INSERT INTO items (connection_id, vault_id, operation, payload, record_kind, record_id,
            record_item, order_key, lane, overlay, state, next_attempt_at, base_modified_at,
-           attachment_path, attachment_name, attachment_size, attachment_sha256,
+           base_values, attachment_path, attachment_name, attachment_size, attachment_sha256,
            attachment_source, created_at, updated_at)
          VALUES (@connectionId, @vaultId, @operation, @payload, @recordKind, @recordId, NULL, '',
-           @lane, @overlay, 'queued', @now, @baseModifiedAt, @attachmentPath, @attachmentName,
-           @attachmentSize, @attachmentSha256, @attachmentSource, @now, @now)`,
+           @lane, @overlay, 'queued', @now, @baseModifiedAt, @baseValues, @attachmentPath,
+           @attachmentName, @attachmentSize, @attachmentSha256, @attachmentSource, @now, @now)`,
       )
       const depend = this.#prepare(
         'INSERT OR IGNORE INTO dependencies (item_id, depends_on) VALUES (?, ?)',
@@ -279,6 +281,7 @@ export class OutboxStore {
           overlay: JSON.stringify(item.overlay),
           now,
           baseModifiedAt: item.baseModifiedAt,
+          baseValues: item.baseValues ? JSON.stringify(item.baseValues) : null,
           attachmentPath: item.attachment?.path ?? null,
           attachmentName: item.attachment?.name ?? null,
           attachmentSize: item.attachment?.size ?? null,
@@ -623,6 +626,7 @@ export class OutboxStore {
       payload?: JsonObject
       overlay?: Overlay
       baseModifiedAt?: string | null
+      baseValues?: JsonObject | null
       /** The operation's part of the lane (an edited payload may change it). */
       lane?: string | null
     } = {},
@@ -647,6 +651,10 @@ export class OutboxStore {
     if (changes.baseModifiedAt !== undefined) {
       sets.push('base_modified_at = @base')
       values.base = changes.baseModifiedAt
+    }
+    if (changes.baseValues !== undefined) {
+      sets.push('base_values = @baseValues')
+      values.baseValues = changes.baseValues ? JSON.stringify(changes.baseValues) : null
     }
     if (changes.lane !== undefined) {
       const item = this.require(id)
@@ -882,6 +890,7 @@ function toItem(row: ItemRow): OutboxItem {
     lastError: row.last_error === null ? null : safeErrorText(row.last_error),
     lastErrorKind: row.last_error_kind,
     baseModifiedAt: row.base_modified_at,
+    baseValues: parse<JsonObject>(row.base_values),
     theirs: parse<JsonObject>(row.theirs),
     snapshot: parse<Snapshot>(row.snapshot),
     serverId: row.server_id,

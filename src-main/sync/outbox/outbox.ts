@@ -23,6 +23,8 @@ import {
 import type { RecordRef } from '../../../src-common/outbox/record-ref.ts'
 import { allows, unresolvedStates, type OutboxState } from '../../../src-common/outbox/states.ts'
 import { operations } from './operations/index.ts'
+import type { StoredOperation } from './operations/operation.ts'
+import { applyOverlays } from './overlay.ts'
 import { openOutbox } from './outbox-recovery.ts'
 import { OutboxRepairs, type OutboxRepair } from './outbox-repairs.ts'
 import type { Attachment, OutboxItem } from './outbox-item.ts'
@@ -372,10 +374,16 @@ export class Outbox {
       // Mine goes over the copy the person has now seen: a later change by someone else is
       // another conflict.
       const base = item.theirs?.modified_at
+      const baseValues = this.#baseValues(
+        operations[item.operation],
+        item.payload,
+        () => item.theirs,
+      )
       return this.#changedView(
         this.#saving(() =>
           this.#store.requeue(id, 'keepMine', this.#now(), {
             baseModifiedAt: typeof base === 'string' ? base : null,
+            baseValues,
           }),
         ),
       )
@@ -572,11 +580,48 @@ export class Outbox {
         recordItem,
         overlay: operation.overlay(payload, attachment?.name ?? null),
         baseModifiedAt: base,
+        baseValues: this.#baseValues(operation, payload, () =>
+          this.#seen(connectionId, vaultId, record.kind, recordId, recordItem),
+        ),
         attachment,
         dependsOn: refs.flatMap((ref) => ('item' in ref ? [ref.item] : [])),
         lane: operation.lane?.(payload, attachment?.name ?? null, this.#laneRef) ?? null,
       },
       now,
+    )
+  }
+
+  #baseValues(
+    operation: StoredOperation,
+    payload: JsonObject,
+    seen: () => JsonObject | null,
+  ): JsonObject | null {
+    if (!operation.baseValues) return null
+    const record = seen()
+    return record === null ? null : operation.baseValues(payload, record)
+  }
+
+  /**
+   * A record as the person sees it now: its cached copy with its queued changes applied (null
+   * for a record this very item creates, or one neither cached nor changed here).
+   */
+  #seen(
+    connectionId: string,
+    vaultId: number,
+    kind: RecordKindName,
+    recordId: number | null,
+    recordItem: number | 'self' | null,
+  ): JsonObject | null {
+    if (recordItem === 'self') return null
+    const ref =
+      recordId !== null ? { id: recordId } : recordItem !== null ? { item: recordItem } : null
+    if (ref === null) return null
+    const items = this.#store.itemsOfRecord(connectionId, vaultId, kind, ref)
+    const cached = recordId === null ? null : this.#cached(connectionId, vaultId, kind, recordId)
+    if (cached === null && items.length === 0) return null
+    return applyOverlays(
+      cached,
+      items.map((item) => item.overlay),
     )
   }
 

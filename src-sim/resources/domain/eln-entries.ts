@@ -121,18 +121,26 @@ async function updateEntry(ctx: RequestContext): Promise<unknown> {
       `ELN entry ${row.id} is ${row.status}; only open entries can be changed (reopen it first)`,
     )
   }
-  ctx.db
-    .prepare(
-      `UPDATE eln_entries SET title = ?, project_id = ?, fields = ?, body = ?, modified_at = ? WHERE id = ?`,
-    )
-    .run(
-      title ?? row.title,
-      projectId ?? row.project_id,
-      JSON.stringify({ ...(JSON.parse(row.fields) as object), ...fields }),
-      JSON.stringify([...(JSON.parse(row.body) as BodyBlock[]), ...blocks]),
-      ctx.sim.clock.nowSeconds(),
-      row.id,
-    )
+  const next = {
+    title: title ?? row.title,
+    projectId: projectId ?? row.project_id,
+    fields: JSON.stringify({ ...(JSON.parse(row.fields) as object), ...fields }),
+    body: JSON.stringify([...(JSON.parse(row.body) as BodyBlock[]), ...blocks]),
+  }
+  // Only supplied attributes change: an update that changes nothing leaves the entry as it was,
+  // its modified_at too (as a record that is saved unchanged is not touched).
+  const unchanged =
+    next.title === row.title &&
+    next.projectId === row.project_id &&
+    next.fields === JSON.stringify(JSON.parse(row.fields)) &&
+    blocks.length === 0
+  if (!unchanged) {
+    ctx.db
+      .prepare(
+        `UPDATE eln_entries SET title = ?, project_id = ?, fields = ?, body = ?, modified_at = ? WHERE id = ?`,
+      )
+      .run(next.title, next.projectId, next.fields, next.body, ctx.sim.clock.nowSeconds(), row.id)
+  }
   return entryRecord(access, visibleEntry(access, row.id))
 }
 

@@ -120,6 +120,20 @@ describe('PUT /eln/entries/{id}', () => {
     ])
   })
 
+  it('changes nothing, modified_at included, for a body that supplies nothing new', async () => {
+    const id = await createEntry('Grignard addition')
+    const put = async (body: Record<string, unknown>) =>
+      record(await api.writer.put(`${api.main}/eln/entries/${id}`, body))
+    const before = await put({ title: 'Grignard addition, dry THF' })
+    sim.clock.advance(60_000)
+    for (const body of [{}, { title: 'Grignard addition, dry THF' }, { eln_fields: {} }]) {
+      expect(await put(body)).toEqual(before)
+    }
+    const changed = await put({ eln_fields: { Notebook: 'RF-2' } })
+    expect(changed.modified_at).not.toBe(before.modified_at)
+    expect(changed.eln_fields).toEqual({ Notebook: 'RF-2' })
+  })
+
   it('answers 422 for bad blocks, 404 for an unknown entry, 401 without write permission', async () => {
     const id = await createEntry('Blocks')
     const path = `${api.main}/eln/entries/${id}`

@@ -1,5 +1,5 @@
 import { ApiError, type ElnBodyItem, type ElnEntry } from '../../../api/index.ts'
-import { toId } from '../../../../src-common/values.ts'
+import { isObject, toId, type JsonObject } from '../../../../src-common/values.ts'
 import { newRecordOf, type IdsSnapshot } from './new-records.ts'
 import type { ChangeCheck, Operation, SendContext, Sent } from './operation.ts'
 import { sameValue } from './same-values.ts'
@@ -92,9 +92,17 @@ function titled(entries: readonly ElnEntry[], title: string): ElnEntry[] {
 }
 
 /**
- * A changed title or fields. Only administrators can tell whether the entry changed on the
- * server since editing began (the entries query, by modified_after); for others it is sent as is.
- * Setting the same title and fields again changes nothing, so a doubt is simply resent.
+ * A changed title or fields, checked before every send against whoever changed the entry since
+ * the person saw it. Entry summaries carry no modified_at and only administrators may query
+ * entries, so the check has two ways:
+ * - anyone who may edit it: the entry as the server has it now, from a PUT that supplies no
+ *   attribute (only supplied attributes change, so it changes nothing; the answer is the entry),
+ *   compared member by member with what the person saw when queueing (the base values). A
+ *   member that holds neither what the person saw nor what the edit sets is a conflict;
+ * - administrators, when that cannot tell (an answer without the members): the entries query
+ *   by modified_after, when a modified_at is known.
+ * Setting the same title and fields again changes nothing, so a doubt is simply resent (after
+ * the same check).
  */
 export const elnUpdate: Operation<ElnEntryEdit> = {
   name: 'eln.update',
@@ -106,14 +114,23 @@ export const elnUpdate: Operation<ElnEntryEdit> = {
       ...(payload.eln_fields !== undefined ? { eln_fields: payload.eln_fields } : {}),
     },
   }),
+  baseValues(payload, seen) {
+    const values: JsonObject = {}
+    if (payload.title !== undefined && typeof seen.name === 'string') values.name = seen.name
+    if (payload.eln_fields !== undefined && isObject(seen.eln_fields)) {
+      values.eln_fields = seen.eln_fields
+    }
+    return Object.keys(values).length > 0 ? values : null
+  },
   async changedSince(context, payload, base): Promise<ChangeCheck> {
-    const after = new Date(Date.parse(base) + 1000)
-    if (Number.isNaN(after.getTime())) return { changed: 'unknown' }
-    const changed = await listEntries(context, { modified_after: after })
-    if (changed === null) return { changed: 'unknown' }
-    const id = context.resolve(payload.entry)
-    const theirs = changed.find((entry) => entry.id === id)
-    return theirs ? { changed: true, theirs } : { changed: false }
+    if (base.values !== null) {
+      const id = context.resolve(payload.entry)
+      const now = await context.client.elnEntries.update(context.vaultId, id, {}, context.options)
+      const compared = changedMembers(payload, base.values, now)
+      if (compared.changed !== 'unknown') return compared
+    }
+    if (base.modifiedAt !== null) return changedByQuery(context, payload, base.modifiedAt)
+    return { changed: 'unknown' }
   },
   async send(context, payload) {
     const id = context.resolve(payload.entry)
@@ -124,6 +141,65 @@ export const elnUpdate: Operation<ElnEntryEdit> = {
     )
   },
   reconcile: async () => ({ outcome: 'absent' }),
+}
+
+/** The administrators' way: the entry among those the query finds modified after `base`. */
+async function changedByQuery(
+  context: SendContext,
+  payload: ElnEntryEdit,
+  base: string,
+): Promise<ChangeCheck> {
+  const after = new Date(Date.parse(base) + 1000)
+  if (Number.isNaN(after.getTime())) return { changed: 'unknown' }
+  const changed = await listEntries(context, { modified_after: after })
+  if (changed === null) return { changed: 'unknown' }
+  const id = context.resolve(payload.entry)
+  const theirs = changed.find((entry) => entry.id === id)
+  return theirs ? { changed: true, theirs } : { changed: false }
+}
+
+/**
+ * Whether someone else changed a member the edit sets: the server holds neither what the person
+ * saw (`base`) nor what the edit sets. Fields are compared one by one, those the edit sets (the
+ * service changes only the fields supplied). An answer without a member cannot tell of it.
+ */
+function changedMembers(payload: ElnEntryEdit, base: JsonObject, theirs: ElnEntry): ChangeCheck {
+  const record = theirs as JsonObject
+  let compared = 0
+  let changed = false
+  const compare = (seen: unknown, now: unknown, mine: unknown) => {
+    compared++
+    if (!sameJson(now, seen) && !sameJson(now, mine)) changed = true
+  }
+  if (payload.title !== undefined && 'name' in base && typeof record.name === 'string') {
+    compare(base.name, record.name, payload.title)
+  }
+  if (
+    payload.eln_fields !== undefined &&
+    isObject(base.eln_fields) &&
+    isObject(record.eln_fields)
+  ) {
+    const seen = base.eln_fields
+    const now = record.eln_fields
+    for (const [field, mine] of Object.entries(payload.eln_fields)) {
+      compare(seen[field], now[field], mine)
+    }
+  }
+  if (compared === 0) return { changed: 'unknown' }
+  return changed ? { changed: true, theirs: record } : { changed: false }
+}
+
+/** Equal as JSON, members in any order; an absent member equals an absent one. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((value, index) => sameJson(value, b[index]))
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+    return [...keys].every((key) => sameJson(a[key], b[key]))
+  }
+  return false
 }
 
 /**

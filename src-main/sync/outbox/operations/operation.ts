@@ -53,6 +53,15 @@ export type Reconciled =
   | { outcome: 'unknown'; reason: string }
   | { outcome: 'conflict'; theirs: JsonObject }
 
+/**
+ * What an edit is checked against: the server's modified_at when editing began, and what the
+ * members it changes held then (`Operation.baseValues`); either may be unknown.
+ */
+export interface EditBase {
+  modifiedAt: string | null
+  values: JsonObject | null
+}
+
 /** Whether the server's copy changed since editing began. */
 export type ChangeCheck =
   { changed: false } | { changed: true; theirs: JsonObject } | { changed: 'unknown' }
@@ -81,7 +90,14 @@ export interface Operation<P = JsonObject> {
   /** Read before the first attempt when the answer alone cannot be found again afterwards. */
   snapshot?(context: SendContext, payload: P): Promise<unknown>
   /** For edits: has the record changed on the server since `base`? */
-  changedSince?(context: SendContext, payload: P, base: string): Promise<ChangeCheck>
+  changedSince?(context: SendContext, payload: P, base: EditBase): Promise<ChangeCheck>
+  /**
+   * For edits of records whose copies carry no modified_at: what the members the payload
+   * changes hold in `seen`, the record as the person saw it when queueing (the cached copy with
+   * the earlier queued changes applied); null when `seen` does not tell. Kept with the item as
+   * its base values, for `changedSince` to compare with the server's copy.
+   */
+  baseValues?(payload: P, seen: JsonObject): JsonObject | null
   send(context: SendContext, payload: P): Promise<Sent>
   reconcile(context: SendContext, payload: P): Promise<Reconciled>
 }

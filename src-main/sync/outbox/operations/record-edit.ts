@@ -43,8 +43,9 @@ export function recordEdit<P>(edit: RecordEdit<P>): Operation<P> {
     overlay: (payload) => edit.overlay(payload),
     ...(edit.snapshot ? { snapshot: edit.snapshot } : {}),
     async changedSince(context, payload, base) {
+      if (base.modifiedAt === null) return { changed: 'unknown' }
       const record = await edit.read(context, context.resolve(target(payload)))
-      return isLater(record.modified_at, base)
+      return isLater(record.modified_at, base.modifiedAt)
         ? { changed: true, theirs: record }
         : { changed: false }
     },
