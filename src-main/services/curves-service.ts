@@ -57,6 +57,60 @@ export interface CurvesAnswer {
   backlog: ReadoutIndexBacklog
 }
 
+/** A readout column of a results table: one readout definition of one protocol. */
+export interface ReadoutColumn {
+  protocolId: number
+  definitionId: number
+}
+
+/** The curves of the rows of a results table in view. */
+export interface ResultsCurvesQuestion {
+  level: 'molecule' | 'batch'
+  /** The molecules or batches of the rows in view. */
+  subjectIds: number[]
+  /** The table's readout columns, in their order. */
+  columns: ReadoutColumn[]
+}
+
+/** A "Curve" column of a results table: one dose-response calculation. */
+export interface CurveColumn {
+  calculation: CurveCalculation
+  /** The readout column it stands after: its result, response or concentration readout's. */
+  after: ReadoutColumn
+}
+
+/** A row's curves of one calculation: its series, the one with the median IC50 first. */
+export interface RowCurves {
+  subjectId: number
+  calculationId: number
+  /** Series of the row and calculation: a batch's, or those of every batch of a molecule. */
+  total: number
+  /**
+   * The median of the drawn curves' IC50s (the middle one; of two middle ones, their geometric
+   * mean, as potencies spread on a log scale), and how many series have one; null when none does.
+   */
+  potency: { median: number; count: number } | null
+  /**
+   * The series to draw, at most `seriesPerRowCurves`: first the one whose IC50 is the median (of
+   * two middle ones, the lower), then others spread over the range of IC50s, lowest first, then
+   * those without an IC50 in run order. With no IC50 at all, the first is the row's first series.
+   */
+  series: CurveSeries[]
+}
+
+export interface ResultsCurvesAnswer {
+  vaultId: number
+  /** In the table's column order; none when no chosen readout's protocol has calculations. */
+  columns: CurveColumn[]
+  /** Per row in view and curve column, only where the row has series. */
+  rows: RowCurves[]
+  fits: { computed: number; reused: number }
+  backlog: ReadoutIndexBacklog
+}
+
+/** Series of one row and calculation sent to draw: a sparkline shows a few, overlaid. */
+export const seriesPerRowCurves = 8
+
 export interface CurvesServiceOptions {
   runtimes: ConnectionRuntimes
   /** Corrections waiting in it are applied before fitting. */
@@ -76,6 +130,100 @@ export function drawnPotency(series: CurveSeries): number | null {
   const drawn = series.drawn
   const centre = drawn?.equationType === 'Hill' ? drawn.parameters.ic50 : undefined
   return centre !== undefined && centre > 0 ? centre : null
+}
+
+/**
+ * Which calculations get a "Curve" column, and after which readout column: each calculation after
+ * the first column that is its result, response or concentration readout (in that preference);
+ * a protocol whose columns are none of its calculations' readouts gets all its calculations
+ * after its last column. Calculations of protocols without a column get none.
+ */
+export function curveColumns(
+  columns: readonly ReadoutColumn[],
+  calculations: readonly CurveCalculation[],
+): CurveColumn[] {
+  const placed = new Map<number, ReadoutColumn>()
+  const readoutsOf = (calculation: CurveCalculation) =>
+    [calculation.result, calculation.response, calculation.concentration].map(
+      (readout) => readout?.definitionId ?? null,
+    )
+  for (const rank of [0, 1, 2]) {
+    for (const calculation of calculations) {
+      if (placed.has(calculation.id)) continue
+      const definitionId = readoutsOf(calculation)[rank]
+      const column = columns.find(
+        (candidate) =>
+          candidate.protocolId === calculation.protocolId &&
+          candidate.definitionId === definitionId,
+      )
+      if (column) placed.set(calculation.id, column)
+    }
+  }
+  for (const calculation of calculations) {
+    const ofProtocol = columns.filter((column) => column.protocolId === calculation.protocolId)
+    const matched = calculations.some(
+      (other) => other.protocolId === calculation.protocolId && placed.has(other.id),
+    )
+    if (!matched && ofProtocol.length > 0) placed.set(calculation.id, ofProtocol.at(-1)!)
+  }
+  const order = (column: ReadoutColumn) =>
+    columns.findIndex(
+      (candidate) =>
+        candidate.protocolId === column.protocolId &&
+        candidate.definitionId === column.definitionId,
+    )
+  return calculations
+    .filter((calculation) => placed.has(calculation.id))
+    .map((calculation) => ({ calculation, after: placed.get(calculation.id)! }))
+    .sort((a, b) => order(a.after) - order(b.after) || a.calculation.id - b.calculation.id)
+}
+
+/**
+ * A row's series of one calculation made into what its sparkline draws: the median IC50, the
+ * series whose IC50 it is first, then a spread of the others (see `RowCurves`).
+ */
+export function rowCurves(
+  subjectId: number,
+  calculationId: number,
+  series: readonly CurveSeries[],
+  limit = seriesPerRowCurves,
+): RowCurves {
+  const withPotency = series
+    .map((entry) => ({ entry, potency: drawnPotency(entry) }))
+    .filter((item): item is { entry: CurveSeries; potency: number } => item.potency !== null)
+    .sort((a, b) => a.potency - b.potency || a.entry.id - b.entry.id)
+  const without = series.filter((entry) => drawnPotency(entry) === null)
+  const count = withPotency.length
+  let potency: RowCurves['potency'] = null
+  let shown: CurveSeries[]
+  if (count === 0) {
+    shown = without.slice(0, limit)
+  } else {
+    const lower = Math.floor((count - 1) / 2)
+    const upper = Math.floor(count / 2)
+    const median =
+      lower === upper
+        ? withPotency[lower]!.potency
+        : Math.sqrt(withPotency[lower]!.potency * withPotency[upper]!.potency)
+    potency = { median, count }
+    // Evenly spread over the ordered IC50s, the extremes included, the median's place left out.
+    const room = Math.min(limit - 1, count - 1)
+    const others = withPotency.filter((_, index) => index !== lower)
+    const picked =
+      room >= others.length
+        ? others
+        : Array.from(
+            { length: room },
+            (_, index) =>
+              others[room === 1 ? 0 : Math.round((index * (others.length - 1)) / (room - 1))]!,
+          )
+    shown = [
+      withPotency[lower]!.entry,
+      ...picked.map((item) => item.entry),
+      ...without.slice(0, Math.max(0, limit - 1 - picked.length)),
+    ]
+  }
+  return { subjectId, calculationId, total: series.length, potency, series: shown }
 }
 
 export class CurvesService {
@@ -141,6 +289,68 @@ export class CurvesService {
       { batchId, ...(protocol ? { protocolId: protocol.id } : {}) },
       protocol ? { id: protocol.id, name: protocol.name } : null,
     )
+  }
+
+  /**
+   * The curves of the rows of a results table in view: its "Curve" columns (a calculation of a
+   * chosen readout's protocol each), and each row's series of each (see `RowCurves`), read and
+   * fitted in the curve workers with their kept fits, as the batch page's are.
+   */
+  async ofResults(
+    connectionId: string,
+    vaultId: number,
+    question: ResultsCurvesQuestion,
+  ): Promise<ResultsCurvesAnswer> {
+    const cache = this.#options.runtimes.get(connectionId).cache
+    // Only protocols with calculations: a table of none asks nothing of the curve workers.
+    const protocolIds = [...new Set(question.columns.map((column) => column.protocolId))].filter(
+      (protocolId) =>
+        cache.ids('dose_response_calculations', vaultId, { filters: { protocol_id: protocolId } })
+          .length > 0,
+    )
+    const subjectIds = [...new Set(question.subjectIds)]
+    if (protocolIds.length === 0) {
+      return {
+        vaultId,
+        columns: [],
+        rows: [],
+        fits: { computed: 0, reused: 0 },
+        backlog: cache.readoutIndex().backlog(),
+      }
+    }
+    const answer = await this.#answer(
+      connectionId,
+      vaultId,
+      {
+        protocolIds,
+        ...(question.level === 'batch' ? { batchIds: subjectIds } : { moleculeIds: subjectIds }),
+      },
+      null,
+    )
+    const columns = curveColumns(question.columns, answer.calculations)
+    const shown = new Set(columns.map((column) => column.calculation.id))
+    const groups = new Map<
+      string,
+      { subjectId: number; calculationId: number; series: CurveSeries[] }
+    >()
+    for (const series of answer.series) {
+      const subjectId = question.level === 'batch' ? series.batchId : series.moleculeId
+      if (subjectId === null || !shown.has(series.calculationId)) continue
+      const key = `${subjectId}:${series.calculationId}`
+      let group = groups.get(key)
+      if (!group)
+        groups.set(key, (group = { subjectId, calculationId: series.calculationId, series: [] }))
+      group.series.push(series)
+    }
+    return {
+      vaultId,
+      columns,
+      rows: [...groups.values()].map((group) =>
+        rowCurves(group.subjectId, group.calculationId, group.series),
+      ),
+      fits: answer.fits,
+      backlog: answer.backlog,
+    }
   }
 
   /** A protocol by id or name; an unknown one is refused with the existing names, closest first. */

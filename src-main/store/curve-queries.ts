@@ -25,11 +25,20 @@ import {
  * reported, so that a well marked as an outlier offline is an outlier here at once.
  */
 
-/** Which series: of a protocol, of a batch, or one; optionally one worker's share, or a page. */
+/**
+ * Which series: of a protocol, of a batch, or one; of some protocols' batches or molecules (the
+ * rows of a results table); optionally one worker's share, or a page. Conditions add up.
+ */
 export interface CurveSelection {
   protocolId?: number
   batchId?: number
   seriesId?: number
+  /** Of these protocols (their calculations are answered even where no series is selected). */
+  protocolIds?: number[]
+  /** Of these batches. */
+  batchIds?: number[]
+  /** Of the cached batches of these molecules (as each batch's page shows them). */
+  moleculeIds?: number[]
   /**
    * Only series whose batch id modulo `count` is `index` (a batch's series stay together): one
    * worker's share. Of a page, its share of the page.
@@ -225,12 +234,19 @@ export class CurveQueries {
     if (
       selection.protocolId === undefined &&
       selection.batchId === undefined &&
-      selection.seriesId === undefined
+      selection.seriesId === undefined &&
+      selection.protocolIds === undefined &&
+      selection.batchIds === undefined &&
+      selection.moleculeIds === undefined
     ) {
-      throw new Error('A selection of curves names a protocol, a batch or a series.')
+      throw new Error('A selection of curves names a protocol, a batch, a molecule or a series.')
     }
     const { rows: seriesRows, total } = this.#seriesRows(vaultId, selection)
-    const calculations = this.#calculations(vaultId, selection.protocolId, seriesRows)
+    const protocolIds = [
+      ...(selection.protocolId !== undefined ? [selection.protocolId] : []),
+      ...(selection.protocolIds ?? []),
+    ]
+    const calculations = this.#calculations(vaultId, protocolIds, seriesRows)
     const byId = new Map(calculations.map((calculation) => [calculation.id, calculation]))
     const rows = this.#rowCells(vaultId, calculations, seriesRows, selection)
     const definitions = new Map(
@@ -329,12 +345,13 @@ export class CurveQueries {
 
   /**
    * Gives the series their batches' names (as their pages are titled: the molecule-batch
-   * identifier) and the points their plates' names, as cached.
+   * identifier) and molecules (the cached batch's, as a molecule's page lists its batches), and
+   * the points their plates' names, as cached.
    */
   #name(vaultId: number, series: CurveSeriesData[]): void {
     const titles = {
-      batches: "coalesce(json_extract(json, '$.molecule_batch_identifier'), name)",
-      plates: 'name',
+      batches: "coalesce(json_extract(json, '$.molecule_batch_identifier'), name), molecule_id",
+      plates: 'name, NULL',
     }
     const namesOf = (table: 'batches' | 'plates', ids: Set<number | null>) =>
       new Map(
@@ -349,8 +366,9 @@ export class CurveQueries {
                 .all(vaultId, JSON.stringify([...ids].filter((id) => id !== null))) as [
                 number,
                 string | null,
+                number | null,
               ][]
-            ).map(([id, name]) => [id, name]),
+            ).map(([id, name, moleculeId]) => [id, { name, moleculeId }]),
       )
     const batches = namesOf('batches', new Set(series.map((entry) => entry.batchId)))
     const plates = namesOf(
@@ -358,9 +376,11 @@ export class CurveQueries {
       new Set(series.flatMap((entry) => entry.points.map((point) => point.plateId))),
     )
     for (const entry of series) {
-      entry.batchName = entry.batchId === null ? null : (batches.get(entry.batchId) ?? null)
+      const batch = entry.batchId === null ? undefined : batches.get(entry.batchId)
+      entry.batchName = batch?.name ?? null
+      entry.moleculeId = batch?.moleculeId ?? entry.moleculeId
       for (const point of entry.points) {
-        point.plateName = point.plateId === null ? null : (plates.get(point.plateId) ?? null)
+        point.plateName = point.plateId === null ? null : (plates.get(point.plateId)?.name ?? null)
       }
     }
   }
@@ -374,6 +394,19 @@ export class CurveQueries {
     if (selection.protocolId !== undefined) conditions.push('c.protocol_id = @protocolId')
     if (selection.batchId !== undefined) conditions.push('s.batch_id = @batchId')
     if (selection.seriesId !== undefined) conditions.push('s.id = @seriesId')
+    if (selection.protocolIds !== undefined) {
+      conditions.push('c.protocol_id IN (SELECT value FROM json_each(@protocolIds))')
+    }
+    if (selection.batchIds !== undefined) {
+      conditions.push('s.batch_id IN (SELECT value FROM json_each(@batchIds))')
+    }
+    if (selection.moleculeIds !== undefined) {
+      conditions.push(
+        `s.batch_id IN (SELECT id FROM batches
+                         WHERE vault_id = @vaultId
+                           AND molecule_id IN (SELECT value FROM json_each(@moleculeIds)))`,
+      )
+    }
     const paged = selection.limit !== undefined || selection.offset !== undefined
     const from = `FROM dose_response_series s
                   JOIN dose_response_calculations c
@@ -385,6 +418,13 @@ export class CurveQueries {
       ...(selection.protocolId !== undefined ? { protocolId: selection.protocolId } : {}),
       ...(selection.batchId !== undefined ? { batchId: selection.batchId } : {}),
       ...(selection.seriesId !== undefined ? { seriesId: selection.seriesId } : {}),
+      ...(selection.protocolIds !== undefined
+        ? { protocolIds: JSON.stringify(selection.protocolIds) }
+        : {}),
+      ...(selection.batchIds !== undefined ? { batchIds: JSON.stringify(selection.batchIds) } : {}),
+      ...(selection.moleculeIds !== undefined
+        ? { moleculeIds: JSON.stringify(selection.moleculeIds) }
+        : {}),
     }
     const rows = this.#statement(
       `WITH selected AS (
@@ -407,19 +447,24 @@ export class CurveQueries {
     return { rows, total }
   }
 
-  /** The protocol's calculations (those without series too) and those the series belong to. */
+  /** The protocols' calculations (those without series too) and those the series belong to. */
   #calculations(
     vaultId: number,
-    protocolId: number | undefined,
+    protocolIds: readonly number[],
     seriesRows: readonly SeriesRow[],
   ): (CurveCalculation & { definitions: Map<number, ReadoutDefinitionEntry> })[] {
     const ids = [...new Set(seriesRows.map((row) => row.calculation_id))]
     const rows = this.#statement(
       `SELECT id, protocol_id, name, json FROM dose_response_calculations
         WHERE vault_id = @vaultId
-          AND (protocol_id = @protocolId OR id IN (SELECT value FROM json_each(@ids)))
+          AND (protocol_id IN (SELECT value FROM json_each(@protocolIds))
+               OR id IN (SELECT value FROM json_each(@ids)))
         ORDER BY protocol_id, id`,
-    ).all({ vaultId, protocolId: protocolId ?? null, ids: JSON.stringify(ids) }) as CalculationRow[]
+    ).all({
+      vaultId,
+      protocolIds: JSON.stringify(protocolIds),
+      ids: JSON.stringify(ids),
+    }) as CalculationRow[]
     const protocols = new Map(
       (
         this.#statement(
@@ -493,7 +538,11 @@ export class CurveQueries {
     ]
     const protocolIds = [...new Set(calculations.map((calculation) => calculation.protocolId))]
     const wanted = new Set(seriesRows.map((row) => seriesKey(row.run_id, row.batch_id)))
-    const byBatch = seriesRows.length <= batchLookupLimit || selection.batchId !== undefined
+    const byBatch =
+      seriesRows.length <= batchLookupLimit ||
+      selection.batchId !== undefined ||
+      selection.batchIds !== undefined ||
+      selection.moleculeIds !== undefined
     const groups = new Map<string, Map<number, RowCells>>()
     if (seriesRows.length === 0 || definitionIds.length === 0) return new Map()
     const cells = this.#statement(

@@ -1,2 +1,2 @@
-export const curvesChannels = ['curves.ofProtocol', 'curves.ofBatch'] as const
+export const curvesChannels = ['curves.ofProtocol', 'curves.ofBatch', 'curves.ofResults'] as const
 export type CurvesChannel = (typeof curvesChannels)[number]

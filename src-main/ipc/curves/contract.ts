@@ -1,9 +1,14 @@
 import { z } from 'zod'
-import type { CurvesAnswer } from '../../services/curves-service.ts'
+import type {
+  CurveColumn,
+  CurvesAnswer,
+  ResultsCurvesAnswer,
+  RowCurves,
+} from '../../services/curves-service.ts'
 import { connectionIdSchema, vaultIdSchema } from '../records/arguments.ts'
 import type { CurvesChannel } from './channels.ts'
 
-export type { CurvesAnswer }
+export type { CurveColumn, CurvesAnswer, ResultsCurvesAnswer, RowCurves }
 export type {
   CurveComparison,
   CurveSeries,
@@ -48,6 +53,19 @@ export const curvesSchemas = {
       protocolId: idSchema.optional(),
     })
     .strict(),
+  'curves.ofResults': z
+    .object({
+      connectionId: connectionIdSchema,
+      vaultId: vaultIdSchema,
+      level: z.enum(['molecule', 'batch']),
+      /** The molecules or batches of the rows in view (a screenful, not the whole table). */
+      subjectIds: z.array(idSchema).max(500),
+      /** The table's readout columns, in order: the "Curve" columns are placed after them. */
+      columns: z
+        .array(z.object({ protocolId: idSchema, definitionId: idSchema }).strict())
+        .max(200),
+    })
+    .strict(),
 } satisfies Record<CurvesChannel, z.ZodType>
 
 export interface CurvesResults {
@@ -59,4 +77,11 @@ export interface CurvesResults {
   'curves.ofProtocol': CurvesAnswer
   /** Every data series of a batch, across protocols (or in one), answered as `ofProtocol`. */
   'curves.ofBatch': CurvesAnswer
+  /**
+   * The "Curve" columns of a results table (a dose-response calculation of a chosen readout's
+   * protocol each) and, for each row asked and column, its series (a batch's, or every batch's of
+   * a molecule, as their pages show them): the median IC50 and a few series to draw, the one with
+   * the median IC50 first.
+   */
+  'curves.ofResults': ResultsCurvesAnswer
 }

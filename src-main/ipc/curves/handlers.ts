@@ -8,5 +8,7 @@ export function curvesHandlers(services: Services): DomainHandlers<CurvesChannel
       services.curves.ofProtocol(connectionId, vaultId, { protocol: protocolId, ...question }),
     'curves.ofBatch': ({ connectionId, vaultId, batchId, protocolId }) =>
       services.curves.ofBatch(connectionId, vaultId, batchId, protocolId),
+    'curves.ofResults': ({ connectionId, vaultId, ...question }) =>
+      services.curves.ofResults(connectionId, vaultId, question),
   }
 }
