@@ -280,7 +280,7 @@ export function createServices(options: ServiceOptions): Services {
     { outbox, events, log: log.child({ component: 'browse' }) },
     chem,
   )
-  const results = new ResultsService(runtimes)
+  const results = new ResultsService(runtimes, outbox)
   const importChecker =
     options.importChecker ??
     new LocalImportChecker({

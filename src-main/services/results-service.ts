@@ -2,7 +2,8 @@
  * Assay results from the cache: the catalogue of protocols and readouts, searches by results
  * (criteria in the text form the CLI and the criteria builder share), and results tables. Never
  * the network; the readout index is kept by the cache writer, and how much of it is still to
- * build is said with every answer.
+ * build is said with every answer. A table's aggregates that corrections waiting in the outbox
+ * change are shown recomputed with them, marked pending.
  */
 import type { Catalogue } from '../../src-common/analysis/readouts/catalogue.ts'
 import type { Comparison } from '../../src-common/analysis/readouts/comparisons.ts'
@@ -17,7 +18,9 @@ import { AppError } from '../shared/app-error.ts'
 import type { ListOptions } from '../store/record-queries.ts'
 import type { ReadoutIndexBacklog } from '../store/readout-index.ts'
 import type { PointColumn, PointsAnswer, SubjectAggregate } from '../store/readout-queries.ts'
+import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
+import { pendingReadoutRows } from './pending-readout-rows.ts'
 
 export interface ResultsCatalogue {
   protocols: Catalogue
@@ -53,9 +56,12 @@ export interface ResultsAnswer extends ResultsPage {
 
 export class ResultsService {
   readonly #runtimes: ConnectionRuntimes
+  /** Where corrections wait (an outlier marked offline): tables show the aggregates with them. */
+  readonly #outbox: Outbox | null
 
-  constructor(runtimes: ConnectionRuntimes) {
+  constructor(runtimes: ConnectionRuntimes, outbox: Outbox | null = null) {
     this.#runtimes = runtimes
+    this.#outbox = outbox
   }
 
   catalogue(connectionId: string, vaultId: number): ResultsCatalogue {
@@ -99,6 +105,7 @@ export class ResultsService {
         comparison: rangeOf(min, max),
       })),
       ...(moleculeIds ? { moleculeIds } : {}),
+      pending: pendingReadoutRows(this.#outbox, connectionId, vaultId),
       ...(question.limit !== undefined ? { limit: question.limit } : {}),
       ...(question.offset !== undefined ? { offset: question.offset } : {}),
     })

@@ -1053,6 +1053,46 @@ export const noveltyKeysMigration: Migration = (db: Database.Database) =>
       WHERE details_pending & 5 <> 0;
   `)
 
+/**
+ * Step 9: what results tables count and filter, kept rather than computed per page
+ * (results-queries.bench.ts). `readout_subjects` holds each molecule and batch with an aggregate in
+ * a protocol, and `readout_subject_counts` how many a protocol has: the table's rows and their
+ * total, which counting distinct subjects over every aggregate made most of a page's time. The
+ * indexer keeps both with the aggregates, in the same transaction. `readout_aggregates_by_cell`
+ * replaces `readout_aggregates_by_value` with the kind and modifier a range filter reads, so that
+ * counting a filtered column never leaves the index; `readout_values_by_cell` replaces
+ * `readout_values_by_definition` with what a search by results reads of each cell (its kind,
+ * protocol and batch). Filled here from the aggregates a cache holds.
+ */
+const readoutSubjectsMigration: Migration = (db: Database.Database) =>
+  db.exec(`
+    CREATE TABLE readout_subjects (
+      vault_id INTEGER NOT NULL,
+      level TEXT NOT NULL,
+      protocol_id INTEGER NOT NULL,
+      subject_id INTEGER NOT NULL,
+      PRIMARY KEY (vault_id, level, protocol_id, subject_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE readout_subject_counts (
+      vault_id INTEGER NOT NULL,
+      level TEXT NOT NULL,
+      protocol_id INTEGER NOT NULL,
+      subjects INTEGER NOT NULL,
+      PRIMARY KEY (vault_id, level, protocol_id)
+    ) WITHOUT ROWID;
+    INSERT INTO readout_subjects (vault_id, level, protocol_id, subject_id)
+      SELECT DISTINCT vault_id, level, protocol_id, subject_id FROM readout_aggregates;
+    INSERT INTO readout_subject_counts (vault_id, level, protocol_id, subjects)
+      SELECT vault_id, level, protocol_id, count(*) FROM readout_subjects
+        GROUP BY vault_id, level, protocol_id;
+    DROP INDEX readout_aggregates_by_value;
+    CREATE INDEX readout_aggregates_by_cell
+      ON readout_aggregates (vault_id, level, protocol_id, definition_id, number, kind, modifier);
+    DROP INDEX readout_values_by_definition;
+    CREATE INDEX readout_values_by_cell
+      ON readout_values (vault_id, definition_id, number, kind, protocol_id, batch_id);
+  `)
+
 /** The steps of the cache schema, in order; step k brings `user_version` to k. */
 export const cacheMigrations: readonly Migration[] = [
   firstLayoutSkipped,
@@ -1063,4 +1103,5 @@ export const cacheMigrations: readonly Migration[] = [
   unstampedChangesMigration,
   readoutIndexMigration,
   noveltyKeysMigration,
+  readoutSubjectsMigration,
 ]

@@ -11,6 +11,7 @@ import {
 import { indexedCellOf } from '../../src-common/analysis/readouts/comparisons.ts'
 import { readResultRow, type ResultRow } from '../../src-common/analysis/readouts/result-rows.ts'
 import { givenText } from '../../src-common/analysis/readouts/readout-value.ts'
+import type { ResultsCell } from '../../src-common/analysis/readouts/results-table.ts'
 import { toText, type JsonObject, type SqlValue } from '../../src-common/values.ts'
 
 /** Rows indexed per step (one transaction): a few milliseconds, so a page of sync waits little. */
@@ -92,9 +93,10 @@ const aggregateColumnNames = [
 ] as const
 
 /**
- * Keeps the readout value index (cache step 7) current: reads the readout rows triggers queued
- * into typed cells with their protocol's definitions (`src-common/analysis/readouts/`), then
- * recomputes the aggregates of the molecules and batches whose cells changed. Works in steps of
+ * Keeps the readout value index (cache steps 7 and 9) current: reads the readout rows triggers
+ * queued into typed cells with their protocol's definitions (`src-common/analysis/readouts/`),
+ * then recomputes the aggregates of the molecules and batches whose cells changed, and with them
+ * each protocol's subjects and their count. Works in steps of
  * one transaction each, so that the cache writer can run it while idle and stop between steps
  * when a page of sync comes; any connection may run it (the CLI completes it before a search).
  * A row is read again whole each time it changes: the index never holds a cell of an older copy.
@@ -244,6 +246,7 @@ export class ReadoutIndexer {
       const subjectIds = JSON.stringify(run.map((group) => group.subject_id))
       s.unqueueGroups.run(vaultId, protocolId, level, subjectIds)
       s.deleteAggregates.run(vaultId, level, protocolId, subjectIds)
+      const leaving = s.deleteSubjects.run(vaultId, level, protocolId, subjectIds).changes
       const definitions = this.#definitionsOf(vaultId, protocolId)
       const bySubject = new Map<number, ResultRow[]>()
       const rowsOf = level === 'batch' ? s.rowsOfBatches : s.rowsOfMolecules
@@ -258,14 +261,23 @@ export class ReadoutIndexer {
         else bySubject.set(subjectId, [read])
       }
       const aggregated = aggregateDefinitions(definitions)
+      const subjects: number[] = []
       for (const group of run) {
         const rows = bySubject.get(group.subject_id)
         if (!rows) continue
+        let cells = 0
         for (const aggregate of aggregateRows(rows, aggregated, level)) {
           if (aggregate.subjectId !== group.subject_id) continue
           this.#aggregates.add(...aggregateColumns(group, aggregate))
+          cells++
         }
+        if (cells > 0) subjects.push(group.subject_id)
       }
+      const joining =
+        subjects.length === 0
+          ? 0
+          : s.insertSubjects.run(vaultId, level, protocolId, JSON.stringify(subjects)).changes
+      if (joining !== leaving) s.countSubjects.run(vaultId, level, protocolId, joining - leaving)
     }
     this.#aggregates.finish()
     return groups.length
@@ -386,7 +398,52 @@ function runsOfSameProtocolAndLevel(groups: readonly QueuedGroup[]): QueuedGroup
   return runs
 }
 
-function aggregateDefinitions(
+/** An aggregate as stored, in the order of `aggregateColumnNames` (see `aggregateCell`). */
+function aggregateColumns(group: QueuedGroup, groupAggregate: GroupAggregate): SqlValue[] {
+  const { protocolId, definitionId, inputs, aggregate } = groupAggregate
+  const cell = aggregateCell(groupAggregate)
+  return [
+    group.vault_id,
+    group.level,
+    group.subject_id,
+    protocolId,
+    definitionId,
+    cell.source,
+    aggregate.aggregation,
+    cell.kind,
+    cell.number,
+    cell.modifier,
+    cell.text,
+    cell.n,
+    JSON.stringify({
+      inputs,
+      excluded: aggregate.excluded,
+      notAggregated: aggregate.notAggregated,
+      problem: aggregate.problem,
+    }),
+  ]
+}
+
+/**
+ * An aggregate as the index keeps it and a results table shows it: the vault's own when it came as
+ * the one aggregate row of a group (a curve fit's result), else computed here; the number in the
+ * definition's unit.
+ */
+export function aggregateCell({ inputs, aggregate }: GroupAggregate): ResultsCell {
+  const value = aggregate.value
+  const cell = indexedCellOf(value, null)
+  return {
+    kind: cell.kind,
+    number: cell.number,
+    modifier: cell.modifier,
+    text: cell.kind === 'empty' ? null : toText(givenText(value)),
+    n: aggregate.n,
+    source: inputs === 'aggregate rows' && aggregate.n === 1 ? 'vault' : 'computed',
+  }
+}
+
+/** A protocol's readout definitions as aggregation reads them. */
+export function aggregateDefinitions(
   definitions: ReadonlyMap<number, ReadoutDefinitionEntry>,
 ): Map<number, AggregateDefinition> {
   return new Map(
@@ -399,39 +456,6 @@ function aggregateDefinitions(
       },
     ]),
   )
-}
-
-/**
- * An aggregate as stored, in the order of `aggregateColumnNames`: the vault's own when it came as
- * the one aggregate row of a group (a curve fit's result), else computed here; the number in the
- * definition's unit.
- */
-function aggregateColumns(
-  group: QueuedGroup,
-  { protocolId, definitionId, inputs, aggregate }: GroupAggregate,
-): SqlValue[] {
-  const value = aggregate.value
-  const cell = indexedCellOf(value, null)
-  return [
-    group.vault_id,
-    group.level,
-    group.subject_id,
-    protocolId,
-    definitionId,
-    inputs === 'aggregate rows' && aggregate.n === 1 ? 'vault' : 'computed',
-    aggregate.aggregation,
-    cell.kind,
-    cell.number,
-    cell.modifier,
-    cell.kind === 'empty' ? null : toText(givenText(value)),
-    aggregate.n,
-    JSON.stringify({
-      inputs,
-      excluded: aggregate.excluded,
-      notAggregated: aggregate.notAggregated,
-      problem: aggregate.problem,
-    }),
-  ]
 }
 
 function prepare(db: Database.Database) {
@@ -471,6 +495,21 @@ function prepare(db: Database.Database) {
       `DELETE FROM readout_aggregates
          WHERE vault_id = ? AND level = ? AND protocol_id = ?
            AND subject_id IN (SELECT value FROM json_each(?))`,
+    ),
+    // A protocol's subjects: those with an aggregate in it, and how many (cache step 9).
+    deleteSubjects: db.prepare(
+      `DELETE FROM readout_subjects
+         WHERE vault_id = ? AND level = ? AND protocol_id = ?
+           AND subject_id IN (SELECT value FROM json_each(?))`,
+    ),
+    insertSubjects: db.prepare(
+      `INSERT INTO readout_subjects (vault_id, level, protocol_id, subject_id)
+         SELECT ?, ?, ?, value FROM json_each(?)`,
+    ),
+    countSubjects: db.prepare(
+      `INSERT INTO readout_subject_counts (vault_id, level, protocol_id, subjects)
+         VALUES (?, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET subjects = subjects + excluded.subjects`,
     ),
     // `+protocol_id` keeps SQLite from reading the protocol's every row through its index: a
     // protocol has thousands of rows, a molecule or batch a few.

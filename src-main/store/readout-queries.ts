@@ -1,8 +1,10 @@
 import type Database from 'better-sqlite3'
+import { aggregateRows } from '../../src-common/analysis/readouts/aggregates.ts'
 import {
   protocolEntryOf,
   type Catalogue,
   type ProtocolEntry,
+  type ReadoutDefinitionEntry,
 } from '../../src-common/analysis/readouts/catalogue.ts'
 import {
   comparisonSql,
@@ -30,6 +32,8 @@ import {
   type MolecularPropertyName,
 } from '../../src-common/chem/molecular-properties.ts'
 import { AppError } from '../shared/app-error.ts'
+import type { PendingReadoutRow } from './curve-queries.ts'
+import { aggregateCell, aggregateDefinitions } from './readout-index.ts'
 
 /** One aggregate of a molecule or batch. */
 export interface SubjectAggregate {
@@ -70,6 +74,11 @@ export interface ResultsTableOptions {
   filters?: readonly { column: number; comparison: Comparison }[]
   /** Only these molecules (a text, field, structure or property search's answer). */
   moleculeIds?: readonly number[]
+  /**
+   * Readout rows with corrections waiting in the outbox: the page's aggregates they change are
+   * recomputed with them and marked pending. Rows are chosen and ordered by the synced aggregates.
+   */
+  pending?: readonly PendingReadoutRow[]
   limit?: number
   offset?: number
 }
@@ -104,6 +113,11 @@ export class ReadoutQueries {
   /**
    * The batches (or their molecules) that meet results criteria, as the vault's protocol criteria
    * mean them: a batch meets one when one of its readout rows does; criteria join left to right.
+   *
+   * Answered by one compound statement: each criterion's batches read once from the value index,
+   * then combined by SQLite (INTERSECT, UNION, EXCEPT) and mapped to molecules, rather than each
+   * set handed to JavaScript. A negated criterion after AND takes its batches away (EXCEPT), so
+   * that every batch of the vault is read only where a negation begins the criteria or follows OR.
    */
   matching(
     vaultId: number,
@@ -112,32 +126,60 @@ export class ReadoutQueries {
     today = utcDay(Date.now()),
   ): number[] {
     if (criteria.length === 0) return []
-    let result = new Set<number>()
-    for (const [index, criterion] of criteria.entries()) {
-      const found = this.#batchesMeeting(vaultId, criterion, today)
-      const met = criterion.negated ? this.#allBatchesBut(vaultId, found) : found
-      if (index === 0) result = met
-      else if (criterion.junction === 'OR') result = new Set([...result, ...met])
-      else result = new Set([...result].filter((id) => met.has(id)))
+    const params: SqlParameter[] = []
+    const everyBatch = () => {
+      params.push(vaultId)
+      return 'SELECT id FROM batches WHERE vault_id = ?'
     }
-    const batches = [...result]
-    if (level === 'batch') return batches.sort((a, b) => a - b)
+    let combined = ''
+    for (const [index, criterion] of criteria.entries()) {
+      const first = index === 0
+      if (first && !criterion.negated) {
+        combined = this.#batchesMeeting(vaultId, criterion, today, params)
+      } else if (first) {
+        combined = `${everyBatch()} EXCEPT ${this.#batchesMeeting(vaultId, criterion, today, params)}`
+      } else if (criterion.junction === 'AND') {
+        const met = this.#batchesMeeting(vaultId, criterion, today, params)
+        combined += ` ${criterion.negated ? 'EXCEPT' : 'INTERSECT'} ${met}`
+      } else if (!criterion.negated) {
+        combined += ` UNION ${this.#batchesMeeting(vaultId, criterion, today, params)}`
+      } else {
+        const every = everyBatch()
+        combined += ` UNION SELECT * FROM (${every} EXCEPT ${this.#batchesMeeting(vaultId, criterion, today, params)})`
+      }
+    }
+    if (level === 'batch') {
+      return this.#db
+        .prepare(`SELECT DISTINCT * FROM (${combined}) ORDER BY 1`)
+        .pluck()
+        .all(...params) as number[]
+    }
     // Each batch looked up by id (`+molecule_id`): SQLite would otherwise walk every batch of the
     // vault in molecule order to spare itself the sort of the few it found.
-    const molecules = this.#db
+    return this.#db
       .prepare(
-        `SELECT molecule_id FROM batches
-           WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))
-             AND +molecule_id IS NOT NULL`,
+        `SELECT DISTINCT +molecule_id FROM batches
+           WHERE vault_id = ? AND id IN (${combined}) AND +molecule_id IS NOT NULL
+           ORDER BY 1`,
       )
       .pluck()
-      .all(vaultId, JSON.stringify(batches)) as number[]
-    return [...new Set(molecules)].sort((a, b) => a - b)
+      .all(vaultId, ...params) as number[]
   }
 
-  #batchesMeeting(vaultId: number, criterion: ResultsCriterion, today: string): Set<number> {
+  /** A SELECT of the batches with a readout row that meets the criterion (its parameters added). */
+  #batchesMeeting(
+    vaultId: number,
+    criterion: ResultsCriterion,
+    today: string,
+    params: SqlParameter[],
+  ): string {
+    const test = criterion.readout
+    if (test?.scope === 'aggregate') {
+      params.push(JSON.stringify([...this.#batchesWhoseAggregateMeets(vaultId, criterion, today)]))
+      return 'SELECT value FROM json_each(?)'
+    }
     const where = ['vault_id = ?', 'batch_id IS NOT NULL']
-    const params: SqlParameter[] = [vaultId]
+    params.push(vaultId)
     if (criterion.protocolId !== null) {
       where.push('protocol_id = ?')
       params.push(criterion.protocolId)
@@ -156,48 +198,31 @@ export class ReadoutQueries {
         params.push(days.before)
       }
     }
-    const test = criterion.readout
-    if (test === null) {
-      return new Set(
-        this.#db
-          .prepare(`SELECT DISTINCT batch_id FROM readout_rows WHERE ${where.join(' AND ')}`)
-          .pluck()
-          .all(...params) as number[],
-      )
+    if (test === null) return `SELECT batch_id FROM readout_rows WHERE ${where.join(' AND ')}`
+    // Compared by its bound, a value in a range has its number in the range: said again plainly,
+    // SQLite reads the range from the definition's index instead of every value of the vault.
+    const comparison = test.comparison
+    if (comparison.kind === 'range') {
+      if (comparison.lower) {
+        where.push(`number ${comparison.lower.inclusive ? '>=' : '>'} ?`)
+        params.push(comparison.lower.value)
+      }
+      if (comparison.upper) {
+        where.push(`number ${comparison.upper.inclusive ? '<=' : '<'} ?`)
+        params.push(comparison.upper.value)
+      }
     }
-    if (test.scope === 'aggregate')
-      return this.#batchesWhoseAggregateMeets(vaultId, criterion, today)
+    where.push('definition_id = ?')
+    params.push(test.definitionId)
     // A qualified value compared by its bound, as the vault's criteria compare it (asBound).
-    const predicate = comparisonSql(test.comparison, {
+    const predicate = comparisonSql(comparison, {
       kind: 'kind',
       number: 'number',
       modifier: 'NULL',
       text: 'text',
     })
-    // Compared by its bound, a value in a range has its number in the range: said again plainly,
-    // SQLite reads the range from the definition's index instead of every value of the vault.
-    const comparison = test.comparison
-    const range: string[] = []
-    if (comparison.kind === 'range') {
-      if (comparison.lower) {
-        range.push(`AND number ${comparison.lower.inclusive ? '>=' : '>'} ?`)
-        params.push(comparison.lower.value)
-      }
-      if (comparison.upper) {
-        range.push(`AND number ${comparison.upper.inclusive ? '<=' : '<'} ?`)
-        params.push(comparison.upper.value)
-      }
-    }
-    return new Set(
-      this.#db
-        .prepare(
-          `SELECT DISTINCT batch_id FROM readout_values
-             WHERE ${where.join(' AND ')} ${range.join(' ')} AND definition_id = ?
-               AND ${predicate.sql}`,
-        )
-        .pluck()
-        .all(...params, test.definitionId, ...predicate.params) as number[],
-    )
+    params.push(...predicate.params)
+    return `SELECT batch_id FROM readout_values WHERE ${where.join(' AND ')} AND ${predicate.sql}`
   }
 
   /** Aggregate scope: each tested batch's aggregate over the rows the criterion keeps. */
@@ -231,14 +256,6 @@ export class ReadoutQueries {
     return met
   }
 
-  #allBatchesBut(vaultId: number, excluded: ReadonlySet<number>): Set<number> {
-    const all = this.#db
-      .prepare('SELECT id FROM batches WHERE vault_id = ?')
-      .pluck()
-      .all(vaultId) as number[]
-    return new Set(all.filter((id) => !excluded.has(id)))
-  }
-
   /**
    * A page of a results table: the molecules (or batches) with an aggregate in one of the columns'
    * protocols, each with its aggregates, sorted by name or a column (numbers by value, a qualified
@@ -261,6 +278,7 @@ export class ReadoutQueries {
     const params: Record<string, SqlValue> = { vaultId, level }
     const protocols = [...new Set(columns.map((column) => column.protocolId))]
     params.protocols = JSON.stringify(protocols)
+    params.protocol = protocols[0]!
     const scope =
       options.moleculeIds === undefined
         ? ''
@@ -309,9 +327,15 @@ export class ReadoutQueries {
     // cell meets the first filter, read from its column's index ('present' also admits subjects
     // without the cell, so it never leads).
     const leading = filters.find((filter) => filter.comparison.kind !== 'present')
-    let subjects = `(SELECT DISTINCT subject_id FROM readout_aggregates
-        WHERE vault_id = @vaultId AND level = @level
-          AND protocol_id IN (SELECT value FROM json_each(@protocols))) s`
+    // A protocol's subjects are kept (cache step 9): one protocol's are its own rows, several
+    // protocols' are told apart once.
+    let subjects =
+      protocols.length === 1
+        ? `(SELECT subject_id FROM readout_subjects
+            WHERE vault_id = @vaultId AND level = @level AND protocol_id = @protocol) s`
+        : `(SELECT DISTINCT subject_id FROM readout_subjects
+            WHERE vault_id = @vaultId AND level = @level
+              AND protocol_id IN (SELECT value FROM json_each(@protocols))) s`
     if (leading) {
       const c = `c${leading.column}`
       joinOf(leading.column)
@@ -326,10 +350,20 @@ export class ReadoutQueries {
     const where = `WHERE 1 ${scope} ${others.map((filter) => `AND ${predicateOf(filter)}`).join(' ')}`
     // Batches are scoped by their molecule, which only their row says.
     const scopeJoin = level === 'batch' && scope !== '' ? subject : ''
-    const total = this.#db
-      .prepare(`SELECT count(*) FROM ${subjects} ${scopeJoin} ${filterJoins} ${where}`)
-      .pluck()
-      .get(params) as number
+    // Unfiltered, one protocol's total is kept beside its subjects.
+    const total =
+      leading === undefined && others.length === 0 && scope === '' && protocols.length === 1
+        ? ((this.#db
+            .prepare(
+              `SELECT subjects FROM readout_subject_counts
+                 WHERE vault_id = @vaultId AND level = @level AND protocol_id = @protocol`,
+            )
+            .pluck()
+            .get(params) as number | undefined) ?? 0)
+        : (this.#db
+            .prepare(`SELECT count(*) FROM ${subjects} ${scopeJoin} ${filterJoins} ${where}`)
+            .pluck()
+            .get(params) as number)
 
     const pageOf = (from: string, order: string, where: string, skip: number) =>
       this.#db
@@ -357,9 +391,10 @@ export class ReadoutQueries {
               AND ${c}.subject_id = s.subject_id AND ${predicateOf(filter)})`
         })
       const namedWhere = `WHERE 1 ${scope} ${meets.join(' ')}
-          AND EXISTS (SELECT 1 FROM readout_aggregates a
-            WHERE a.vault_id = @vaultId AND a.level = @level AND a.subject_id = s.subject_id
-              AND a.protocol_id IN (SELECT value FROM json_each(@protocols)))`
+          AND EXISTS (SELECT 1 FROM readout_subjects a
+            WHERE a.vault_id = @vaultId AND a.level = @level
+              AND a.protocol_id IN (SELECT value FROM json_each(@protocols))
+              AND a.subject_id = s.subject_id)`
       ids = pageOf(named, `s.name COLLATE NOCASE ${direction}, s.subject_id`, namedWhere, offset)
       if (ids.length < limit) {
         const namedCount =
@@ -395,7 +430,7 @@ export class ReadoutQueries {
       const text = `${c}.kind = 'text'`
       const parts = [
         {
-          from: cellsOf(values, 'INDEXED BY readout_aggregates_by_value'),
+          from: cellsOf(values, 'INDEXED BY readout_aggregates_by_cell'),
           order: `${c}.number ${direction}, ${modifierRank(c)} ${direction},
             ${c}.text COLLATE NOCASE ${direction}, ${c}.subject_id`,
         },
@@ -454,26 +489,113 @@ export class ReadoutQueries {
            ORDER BY s.key`,
       )
       .all({ ...params, page: JSON.stringify(ids) }) as Record<string, SqlValue>[]
+    const pending =
+      options.pending && options.pending.length > 0
+        ? this.#pendingAggregates(vaultId, level, protocols, ids, options.pending)
+        : null
     return {
       total,
-      rows: rows.map((row) => ({
-        subjectId: row.subject_id as number,
-        moleculeId: row.molecule_id as number | null,
-        name: row.name as string | null,
-        cells: columns.map((_, index) =>
-          row[`k${index}`] === null
-            ? null
-            : {
-                kind: row[`k${index}`] as ResultsCell['kind'],
-                number: row[`n${index}`] as number | null,
-                modifier: row[`m${index}`] as string | null,
-                text: row[`t${index}`] as string | null,
-                n: row[`c${index}`] as number,
-                source: row[`s${index}`] as ResultsCell['source'],
-              },
-        ),
-      })),
+      rows: rows.map((row) => {
+        const subjectId = row.subject_id as number
+        const changed = pending?.get(subjectId)
+        return {
+          subjectId,
+          moleculeId: row.molecule_id as number | null,
+          name: row.name as string | null,
+          cells: columns.map((column, index) => {
+            const stored: ResultsCell | null =
+              row[`k${index}`] === null
+                ? null
+                : {
+                    kind: row[`k${index}`] as ResultsCell['kind'],
+                    number: row[`n${index}`] as number | null,
+                    modifier: row[`m${index}`] as string | null,
+                    text: row[`t${index}`] as string | null,
+                    n: row[`c${index}`] as number,
+                    source: row[`s${index}`] as ResultsCell['source'],
+                  }
+            const recomputed = changed?.get(column.protocolId)
+            if (recomputed === undefined) return stored
+            const cell = recomputed.get(column.definitionId) ?? null
+            if (JSON.stringify(cell) === JSON.stringify(stored)) return stored
+            // A cell the corrections emptied stays shown, as pending.
+            return cell
+              ? { ...cell, pending: true as const }
+              : {
+                  kind: 'empty',
+                  number: null,
+                  modifier: null,
+                  text: null,
+                  n: 0,
+                  source: 'computed',
+                  pending: true as const,
+                }
+          }),
+        }
+      }),
     }
+  }
+
+  /**
+   * The aggregates of the page's subjects that pending readout rows touch, recomputed over their
+   * cached rows with the pending copies in place of the synced ones, as the indexer computes them:
+   * by subject, then protocol, then definition.
+   */
+  #pendingAggregates(
+    vaultId: number,
+    level: ResultsLevel,
+    protocols: readonly number[],
+    subjectIds: readonly number[],
+    pending: readonly PendingReadoutRow[],
+  ): Map<number, Map<number, Map<number, ResultsCell>>> {
+    const records = new Map(pending.map((row) => [row.rowId, row.record] as const))
+    const subjectColumn = level === 'batch' ? 'batch_id' : 'molecule_id'
+    const touched = this.#db
+      .prepare(
+        `SELECT DISTINCT protocol_id, ${subjectColumn} FROM readout_rows
+           WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))
+             AND protocol_id IN (SELECT value FROM json_each(?))
+             AND ${subjectColumn} IN (SELECT value FROM json_each(?))`,
+      )
+      .raw()
+      .all(
+        vaultId,
+        JSON.stringify([...records.keys()]),
+        JSON.stringify(protocols),
+        JSON.stringify(subjectIds),
+      ) as [number, number][]
+    const rowsOf = this.#db.prepare(
+      `SELECT id, json FROM readout_rows
+         WHERE vault_id = ? AND +protocol_id = ? AND ${subjectColumn} = ?`,
+    )
+    const found = new Map<number, Map<number, Map<number, ResultsCell>>>()
+    for (const [protocolId, subjectId] of touched) {
+      const definitions = this.#definitionsOf(vaultId, protocolId)
+      const read = (rowsOf.all(vaultId, protocolId, subjectId) as { id: number; json: string }[])
+        .map((row) =>
+          readResultRow(records.get(row.id) ?? JSON.parse(row.json), (id) => definitions.get(id)),
+        )
+        .filter((row) => row !== null)
+      const cells = new Map<number, ResultsCell>()
+      for (const aggregate of aggregateRows(read, aggregateDefinitions(definitions), level)) {
+        if (aggregate.subjectId === subjectId)
+          cells.set(aggregate.definitionId, aggregateCell(aggregate))
+      }
+      let bySubject = found.get(subjectId)
+      if (!bySubject) found.set(subjectId, (bySubject = new Map()))
+      bySubject.set(protocolId, cells)
+    }
+    return found
+  }
+
+  /** A protocol's readout definitions by id (none when the protocol is not cached). */
+  #definitionsOf(vaultId: number, protocolId: number): Map<number, ReadoutDefinitionEntry> {
+    const json = this.#db
+      .prepare('SELECT json FROM protocols WHERE vault_id = ? AND id = ?')
+      .pluck()
+      .get(vaultId, protocolId) as string | undefined
+    const entry = json === undefined ? null : protocolEntryOf(JSON.parse(json))
+    return new Map((entry?.readouts ?? []).map((definition) => [definition.id, definition]))
   }
 
   /**

@@ -716,3 +716,66 @@ describe.each(earlierSteps.filter((step) => step >= 2))('a cache of step %i', (s
     ).toBe(0)
   })
 })
+
+describe.each([7, 8])('a cache of step %i with readout aggregates', (step) => {
+  it("keeps each protocol's subjects and their count from its aggregates (step 9)", async () => {
+    const dataDir = temporaryDirectory()
+    const db = databaseAtStep(path.join(dataDir, 'caches', 'lab.db'), cacheMigrations, step)
+    // [vault, level, subject, protocol, definition], as step 7's indexer wrote them.
+    const aggregates: [number, string, number, number, number][] = [
+      [1, 'molecule', 101, 5, 7],
+      [1, 'molecule', 101, 5, 8],
+      [1, 'molecule', 102, 5, 8],
+      [1, 'molecule', 103, 5, 7],
+      [1, 'molecule', 101, 6, 9],
+      [1, 'batch', 1001, 5, 7],
+      [2, 'molecule', 101, 5, 7],
+    ]
+    try {
+      const insert = db.prepare(
+        `INSERT INTO readout_aggregates (vault_id, level, subject_id, protocol_id, definition_id,
+           source, aggregation, kind, number, modifier, text, n, details)
+         VALUES (?, ?, ?, ?, ?, 'computed', 'arithmetic mean', 'number', 1.5, NULL, '1.5', 1, '{}')`,
+      )
+      for (const aggregate of aggregates) insert.run(...aggregate)
+    } finally {
+      db.close()
+    }
+    const { cache, caches } = openCache(dataDir, 'lab')
+    const page = cache.results().table(1, {
+      level: 'molecule',
+      columns: [{ protocolId: 5, definitionId: 7 }],
+    })
+    expect({ total: page.total, ids: page.rows.map((row) => row.subjectId) }).toEqual({
+      total: 3,
+      ids: [101, 102, 103],
+    })
+    await caches.closeAll()
+    const kept = readOnly(cache.file, (db) => ({
+      subjects: db
+        .prepare('SELECT vault_id, level, protocol_id, subject_id FROM readout_subjects')
+        .raw()
+        .all(),
+      counts: db
+        .prepare('SELECT vault_id, level, protocol_id, subjects FROM readout_subject_counts')
+        .raw()
+        .all(),
+    }))
+    expect(kept).toEqual({
+      subjects: [
+        [1, 'batch', 5, 1001],
+        [1, 'molecule', 5, 101],
+        [1, 'molecule', 5, 102],
+        [1, 'molecule', 5, 103],
+        [1, 'molecule', 6, 101],
+        [2, 'molecule', 5, 101],
+      ],
+      counts: [
+        [1, 'batch', 5, 1],
+        [1, 'molecule', 5, 3],
+        [1, 'molecule', 6, 1],
+        [2, 'molecule', 5, 1],
+      ],
+    })
+  })
+})

@@ -143,6 +143,30 @@ describe('the readout value index, built in many steps', () => {
       expect(stored.get(key)!.n, key).toBe(aggregate.n)
       expect(stored.get(key)!.number, key).toBeCloseTo(aggregate.number, 9)
     }
+    // Each protocol's subjects and their count, kept with the aggregates (cache step 9).
+    const subjects = [...new Set([...expected.keys()].map((key) => key.split(':', 3).join(':')))]
+    const storedSubjects = (
+      reader
+        .prepare('SELECT vault_id, level, subject_id FROM readout_subjects WHERE protocol_id = ?')
+        .raw()
+        .all(protocol.id) as [number, string, number][]
+    ).map((row) => row.join(':'))
+    expect(storedSubjects.sort()).toEqual(subjects.sort())
+    const counts = new Map<string, number>()
+    for (const subject of subjects) {
+      const group = subject.split(':', 2).join(':')
+      counts.set(group, (counts.get(group) ?? 0) + 1)
+    }
+    const storedCounts = reader
+      .prepare(
+        `SELECT vault_id, level, subjects FROM readout_subject_counts
+           WHERE protocol_id = ? AND subjects > 0`,
+      )
+      .raw()
+      .all(protocol.id) as [number, string, number][]
+    expect(
+      new Map(storedCounts.map(([vault, level, count]) => [`${vault}:${level}`, count])),
+    ).toEqual(counts)
   }
 
   const queued = () => ({
@@ -176,12 +200,13 @@ describe('the readout value index, built in many steps', () => {
     const rows = rowsOf(1, 1800, 250)
     cache.applyPage('readout_rows', 1, rows.map(record))
     cache.readoutIndex().complete()
-    // Every third row an outlier now, with a new value; every fifth row deleted.
+    // Every third row an outlier now, with a new value.
     const changed = rows.map((row) =>
       row.id % 3 === 0 ? { ...row, outlier: true, inhibition: row.inhibition + 1 } : row,
     )
     cache.applyPage('readout_rows', 1, changed.filter((row) => row.id % 3 === 0).map(record))
-    const kept = changed.filter((row) => row.id % 5 !== 0)
+    // Every fifth row deleted, and every row of ten molecules: they leave the protocol.
+    const kept = changed.filter((row) => row.id % 5 !== 0 && (row.molecule ?? 0) > 10)
     cache.retainOnly(
       'readout_rows',
       1,

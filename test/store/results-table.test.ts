@@ -498,6 +498,53 @@ describe('results tables and plot points, against the rules computed over the sa
     }
   })
 
+  it('shows the aggregates corrections waiting in the outbox change, recomputed and pending', () => {
+    // A kinase molecule tested twice on one batch with two plain IC50s: one marked an outlier
+    // offline leaves the other, alone, as the batch's and the molecule's IC50.
+    const rows = readoutRows()
+    const plainIc50 = (row: Record<string, unknown>) => {
+      const cell = (row.readouts as Record<string, { value?: unknown; modifier?: string }>)['101']
+      return typeof cell?.value === 'number' && cell.modifier === undefined ? cell.value : null
+    }
+    const tested = rows.filter(
+      (row) => row.protocol === kinase.id && typeof row.molecule === 'number',
+    )
+    const molecule = tested.find(
+      (row) =>
+        (row.molecule as number) <= cachedMolecules &&
+        tested.filter((other) => other.molecule === row.molecule).length === 2 &&
+        tested.every((other) => other.molecule !== row.molecule || plainIc50(other) !== null),
+    )!.molecule as number
+    const [marked, kept] = tested.filter((row) => row.molecule === molecule)
+    const readouts = marked!.readouts as Record<string, Record<string, unknown>>
+    const pending = [
+      {
+        rowId: marked!.id as number,
+        record: {
+          ...marked!,
+          readouts: { ...readouts, '101': { ...readouts['101'], outlier: true } },
+        },
+        state: 'queued',
+        itemIds: [1],
+      },
+    ]
+    for (const level of ['molecule', 'batch'] as const) {
+      const question = { level, columns: [ic50, inhibition], moleculeIds: [molecule] }
+      const synced = cache.results().table(vault, question)
+      const corrected = cache.results().table(vault, { ...question, pending })
+      expect(synced.rows.map((row) => row.cells[0]?.n)).toEqual([2])
+      expect(corrected.total).toBe(synced.total)
+      expect(corrected.rows.map((row) => row.subjectId)).toEqual(
+        synced.rows.map((row) => row.subjectId),
+      )
+      const [ic50Cell, inhibitionCell] = corrected.rows[0]!.cells
+      expect(ic50Cell).toMatchObject({ kind: 'number', n: 1, pending: true })
+      expect(ic50Cell!.number).toBeCloseTo(plainIc50(kept!)!, 12)
+      // The other readout of the same rows is unchanged, and not marked.
+      expect(inhibitionCell).toEqual(synced.rows[0]!.cells[1])
+    }
+  })
+
   it('gives plot points of every molecule, or of chosen ones, as the aggregates hold them', () => {
     const columns = [ic50, inhibition, ki]
     const pointsOf = (ids: readonly number[]) => ({

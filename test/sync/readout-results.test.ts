@@ -80,6 +80,18 @@ describe('searches by results over the demo vault', () => {
       ['not Kinase IC50 (ADP-Glo): IC50 > 10'],
       ['Kinase IC50 (ADP-Glo): aggregate IC50 < 1'],
       ['Kinase IC50 (ADP-Glo); run in the last 90 days'],
+      // Negations after AND and after OR, and aggregates among row criteria.
+      [
+        'Kinase IC50 (ADP-Glo): IC50 < 10 uM',
+        'not Kinetic Solubility (PBS pH 7.4): Solubility < 10',
+      ],
+      ['Kinetic Solubility (PBS pH 7.4): Solubility > 100', 'or not Kinase IC50 (ADP-Glo)'],
+      [
+        'not GPCR Radioligand Displacement',
+        'Kinase IC50 (ADP-Glo): % Inhibition from 20 to 60',
+        'or Kinase IC50 (ADP-Glo): aggregate IC50 < 1',
+        'not Kinetic Solubility (PBS pH 7.4): Solubility > 300',
+      ],
     ]
     let nonEmpty = 0
     for (const texts of questions) {

@@ -21,6 +21,8 @@ export interface ResultsCell {
   text: string | null
   n: number
   source: 'vault' | 'computed'
+  /** Recomputed with corrections still waiting in the outbox (an outlier marked offline). */
+  pending?: true
 }
 
 export interface ResultsRow {
