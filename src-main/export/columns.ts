@@ -15,11 +15,11 @@
  * arrays (and empty objects) become their JSON text.
  */
 import type { ResultsRow } from '../../src-common/analysis/readouts/results-table.ts'
-import { dayCell } from '../../src-common/format/cells.ts'
-import type { ListColumn } from '../../src-common/records/kind-declaration.ts'
+import { dayCell, linkNames } from '../../src-common/format/cells.ts'
+import type { CellValue, ListColumn } from '../../src-common/records/kind-declaration.ts'
 import { frameColumns } from '../../src-common/records/kind-declaration.ts'
 import { kindDeclaration } from '../../src-common/records/record-kinds.ts'
-import type { RecordRow } from '../../src-common/records/record-row.ts'
+import type { ColumnValue, RecordRow } from '../../src-common/records/record-row.ts'
 import { isObject, type JsonObject } from '../../src-common/values.ts'
 
 export type ExportValue = string | number | boolean | null
@@ -66,11 +66,14 @@ export function viewColumns(kindName: string, options: { similarity: boolean }):
           },
         ]
       : []),
-    ...listed.map((column) => ({
-      header: column.label,
-      date: column.format === dayCell,
-      value: ({ row }: ExportRecord) => cellOf(column, row),
-    })),
+    ...listed.map((column) => {
+      const stored = storedCells[kindName]?.[column.id]
+      return {
+        header: column.label,
+        date: column.format === dayCell,
+        value: ({ row }: ExportRecord) => cellOf(column, row, stored),
+      }
+    }),
   ]
   const headers = uniqueHeaders(columns.map((column) => column.header))
   return {
@@ -129,8 +132,50 @@ function fieldValue(value: unknown): ExportValue {
   return JSON.stringify(value)
 }
 
-function cellOf(column: ListColumn, row: RecordRow): ExportValue {
-  const value = column.value(row)
+/**
+ * A list cell that rows read for an export hold ready among their columns, by kind and list
+ * column: the cache keeps the members of the record those cells show (record-rows.ts
+ * `listMembers`), so that the record is not parsed for them. Undefined when the row does not
+ * hold them (a record waiting in the outbox): its cell is then the list's own, from its record.
+ * Each must give what the list column gives (test/services/exports.test.ts compares them).
+ */
+type StoredCell = (columns: Readonly<Record<string, ColumnValue>>) => CellValue | undefined
+
+const storedCells: Readonly<Record<string, Readonly<Record<string, StoredCell>>>> = {
+  molecules: {
+    batch_count: (columns) => columns.batch_count,
+    projects: ({ projects_json: projects }) =>
+      projects === undefined
+        ? undefined
+        : projectNames(projects === null ? null : String(projects)),
+  },
+}
+
+/**
+ * Whether the kind's view reads nothing of its records but their columns and stored cells, so
+ * that an export of the view need not read the records at all (RowReading.deferJson). Molecules
+ * only: test/store/list-members.test.ts checks that no record is parsed for their view.
+ */
+export function viewReadsOnlyColumns(kindName: string): boolean {
+  return kindName === 'molecules'
+}
+
+/** Recent project lists' names by their JSON text: a vault's molecules share a few lists. */
+const recentProjectNames = new Map<string | null, CellValue>()
+
+function projectNames(text: string | null): CellValue {
+  let names = recentProjectNames.get(text)
+  if (names === undefined) {
+    names = linkNames(text === null ? undefined : JSON.parse(text))
+    if (recentProjectNames.size >= 256) recentProjectNames.clear()
+    recentProjectNames.set(text, names)
+  }
+  return names
+}
+
+function cellOf(column: ListColumn, row: RecordRow, stored: StoredCell | undefined): ExportValue {
+  const ready = stored?.(row.columns)
+  const value = ready === undefined ? column.value(row) : ready
   if (value === null || value === undefined || value === '') return null
   if (typeof value === 'number') return Number.isFinite(value) ? value : null
   if (column.format === undefined || column.format === dayCell) return value

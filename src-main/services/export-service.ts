@@ -29,6 +29,7 @@ import {
   fieldColumns,
   flattenRecord,
   viewColumns,
+  viewReadsOnlyColumns,
   type ExportColumns,
   type ExportRecord,
   type ExportValue,
@@ -51,6 +52,8 @@ import { AppError, toErrorValue } from '../shared/app-error.ts'
 import type { EventBus, ExportProgress } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
 import { recordKind } from '../store/record-kinds.ts'
+import { unparsedJson, type RowReading } from '../store/record-queries.ts'
+import { topLevelMembers } from '../export/json-members.ts'
 import type { BrowseService } from './browse-service.ts'
 import type { StructureListCriterion, StructureListOptions } from './chem-results.ts'
 import type { ChemService } from './chem-service.ts'
@@ -129,6 +132,12 @@ export interface ExportServiceOptions {
 }
 
 export const exportPageSize = 1000
+/**
+ * Records read at a time for an SD file. Its records are large (a molfile each), and a page is
+ * held while the one before is written: pages of 1000 (megabytes) outlived V8's young generation,
+ * and their garbage, collected only by full collections, grew the heap by a hundred megabytes.
+ */
+const sdPageSize = 100
 const progressEveryMs = 250
 
 /** A results table to export: the question `results.table` takes, paging aside. */
@@ -187,8 +196,16 @@ export class ExportService {
     connectionId: string,
     vaultId: number,
     question: ListQuestion,
-    range: { offset?: number; limit?: number; signal?: AbortSignal } = {},
+    range: {
+      offset?: number
+      limit?: number
+      signal?: AbortSignal
+      reading?: RowReading
+      /** Records a page holds at most (the service's page size by default). */
+      pageSize?: number
+    } = {},
   ): AsyncGenerator<ListPage> {
+    const pageSize = Math.min(this.#pageSize, Math.max(Math.trunc(range.pageSize ?? 1000), 1))
     const kind = recordKind(question.kind).name
     const options = this.#listOptions(connectionId, vaultId, question)
     const structured =
@@ -200,12 +217,16 @@ export class ExportService {
       yield* this.#structurePages(connectionId, vaultId, kind, options, offset, limit, range.signal)
       return
     }
-    const reader = this.#options.browse.read(connectionId, vaultId, kind, { ...options, offset })
+    const reader = this.#options.browse.read(connectionId, vaultId, kind, {
+      ...options,
+      offset,
+      ...(range.reading ? { reading: range.reading } : {}),
+    })
     let left = limit
     let first = true
     do {
       throwIfCancelled(range.signal)
-      const rows = left > 0 ? reader.next(Math.min(this.#pageSize, left)) : []
+      const rows = left > 0 ? reader.next(Math.min(pageSize, left)) : []
       if (rows.length === 0 && !first) return
       first = false
       yield { kind, total: reader.total, rows }
@@ -372,10 +393,19 @@ export class ExportService {
     const kind = recordKind(request.question.kind)
     checkFormatForKind(request.format, kind.name, kindLabel(kind.name))
     this.#checkVault(request.connectionId, request.vaultId)
+    // The view's columns read the members the cache keeps beside each record; the records
+    // themselves are read only where needed (every field, an SD file's structures).
+    const reading: RowReading = {
+      listMembers: true,
+      deferJson:
+        request.columns === 'view' && request.format !== 'sdf' && viewReadsOnlyColumns(kind.name),
+    }
     const read = (): AsyncGenerator<ExportPage> =>
       exportPages(
         this.pages(request.connectionId, request.vaultId, request.question, {
           ...(signal ? { signal } : {}),
+          reading,
+          ...(request.format === 'sdf' ? { pageSize: sdPageSize } : {}),
         }),
       )
     const rest = read()
@@ -617,7 +647,7 @@ export class ExportService {
     const toConvert: { record: ExportRecord; text: string }[] = []
     let without = 0
     for (const record of records) {
-      const structure = structureOf(record.row.json)
+      const structure = structureOf(record.row)
       if (structure === null) without++
       else if (isMolblock(structure)) record.molblock = structure
       else toConvert.push({ record, text: structure })
@@ -738,13 +768,21 @@ async function* exportPages(pages: AsyncIterable<ListPage>): AsyncGenerator<Expo
   }
 }
 
-/** The structure a molecule's record holds: a molfile, else its CXSMILES or SMILES. */
-function structureOf(json: JsonObject): string | null {
-  const molfile = toText(json.molfile)
+const structureMembers = ['molfile', 'cxsmiles', 'smiles', 'structure'] as const
+
+/**
+ * The structure a molecule's record holds: a molfile, else its CXSMILES or SMILES. Read from the
+ * record's text where the row has it unparsed (json-members.ts).
+ */
+function structureOf(row: RecordRow): string | null {
+  const text = unparsedJson(row)
+  const members = text === null ? null : topLevelMembers(text, structureMembers)
+  const member = (name: string): unknown => (members ? members.get(name) : row.json[name])
+  const molfile = toText(member('molfile'))
   if (molfile !== null && isMolblock(molfile)) return molfile
-  for (const member of ['cxsmiles', 'smiles', 'structure']) {
-    const text = toText(json[member])
-    if (text !== null && text.trim() !== '') return text
+  for (const name of structureMembers.slice(1)) {
+    const structure = toText(member(name))
+    if (structure !== null && structure.trim() !== '') return structure
   }
   return null
 }

@@ -1093,6 +1093,24 @@ const readoutSubjectsMigration: Migration = (db: Database.Database) =>
       ON readout_values (vault_id, definition_id, number, kind, protocol_id, batch_id);
   `)
 
+/**
+ * Step 10: the members of a molecule that its list shows besides its columns, kept beside the
+ * JSON so that a list read whole (an export, `find`) needs no record parsed: `batch_count`, the
+ * length of `batches` when it is an array, and `projects_json`, the JSON text of `projects` (NULL
+ * when the record has no such member). Parsing each record was most of reading a list
+ * (export.bench.ts). The record writer fills both from each record; rows of earlier steps get
+ * theirs here.
+ */
+const moleculeListMembersMigration: Migration = (db: Database.Database) =>
+  db.exec(`
+    ALTER TABLE molecules ADD COLUMN batch_count INTEGER;
+    ALTER TABLE molecules ADD COLUMN projects_json TEXT;
+    UPDATE molecules SET
+      batch_count = iif(json_type(json, '$.batches') = 'array',
+        json_array_length(json, '$.batches'), NULL),
+      projects_json = json -> '$.projects';
+  `)
+
 /** The steps of the cache schema, in order; step k brings `user_version` to k. */
 export const cacheMigrations: readonly Migration[] = [
   firstLayoutSkipped,
@@ -1104,4 +1122,5 @@ export const cacheMigrations: readonly Migration[] = [
   readoutIndexMigration,
   noveltyKeysMigration,
   readoutSubjectsMigration,
+  moleculeListMembersMigration,
 ]

@@ -11,6 +11,7 @@ import {
 import type { ColumnValue, RecordRow } from '../../src-common/records/record-row.ts'
 import { toNumber, type JsonObject, type SqlValue } from '../../src-common/values.ts'
 import { PendingStage, type PendingInput, type StagedTables } from './pending-rows.ts'
+import { listMembersOf } from './record-rows.ts'
 import type { SearchQueryPlanner } from './search-query.ts'
 
 export interface ListOptions {
@@ -34,6 +35,23 @@ export interface ListOptions {
   /** 50 by default, at most 1000. */
   limit?: number
   offset?: number
+  /** How `read` reads each cached row; as `page` does when not given. */
+  reading?: RowReading
+}
+
+/**
+ * How a list read whole (`RecordQueries.read`) reads its cached rows, for a reader that shows the
+ * list's columns (an export) and would otherwise parse every record for the few members its list
+ * shows besides its columns: parsing was most of reading a list (export.bench.ts).
+ */
+export interface RowReading {
+  /** Each row also holds its kind's list members (record-rows.ts) among its columns. */
+  listMembers?: boolean
+  /**
+   * Each row's JSON is read from the cache only when its record is first used (one lookup per
+   * row then): reading the JSON text of rows that do not need it was a fifth of reading them.
+   */
+  deferJson?: boolean
 }
 
 export interface RecordPage {
@@ -336,7 +354,7 @@ export class RecordQueries {
           const last = keys.at(-1)
           if (last !== undefined) after = keyOf(last)
           done = keys.length < size
-          return this.#rowsAt(kind, keys.map(placeOf), staged, pending)
+          return this.#rowsAt(kind, keys.map(placeOf), staged, pending, options.reading)
         },
       }
     }
@@ -353,7 +371,7 @@ export class RecordQueries {
         const stagedNow = chunk.some((place) => place < 0)
           ? this.#stage(kind, vaultId, pending)
           : null
-        return this.#rowsAt(kind, chunk, stagedNow, pending)
+        return this.#rowsAt(kind, chunk, stagedNow, pending, options.reading)
       },
     }
   }
@@ -404,18 +422,21 @@ export class RecordQueries {
     for (const segment of segments) {
       if (rows.length >= limit) break
       const statement = this.#db.prepare(
-        `SELECT row_id, ${sort} AS sort_value, ${rowColumns(kind)} FROM ${kind.table}
-           WHERE ${cached.condition} AND ${segment}
+        `SELECT row_id, ${sort} AS sort_value, ${readColumns(kind, options.reading)}
+           FROM ${kind.table} WHERE ${cached.condition} AND ${segment}
            ORDER BY ${sort} ${direction}, row_id ${direction} LIMIT @limit OFFSET @skip`,
       )
       const names = statement.columns().map((column) => column.name)
       const jsonAt = names.length - 1
+      const text = this.#jsonText(kind, options.reading)
       const found = statement.raw().iterate({ ...params, limit: limit - rows.length })
       for (const values of found as Iterable<ColumnValue[]>) {
         const columns: Record<string, ColumnValue> = {}
         for (let index = 3; index < jsonAt; index++) columns[names[index]!] = values[index]!
-        rows.push(lazyRow(kind.name, values[2] as number, columns, values[jsonAt] as string))
-        last = { created: false, staged: false, value: values[1]!, rowId: values[0] as number }
+        const rowId = values[0] as number
+        const json = text ? () => text(rowId) : (values[jsonAt] as string)
+        rows.push(lazyRow(kind.name, values[2] as number, columns, json))
+        last = { created: false, staged: false, value: values[1]!, rowId }
       }
       params.skip = 0
     }
@@ -526,6 +547,21 @@ export class RecordQueries {
       .all({ ...cached?.params, ...waiting?.params }) as Place[]
   }
 
+  /** When rows are read with their JSON deferred: how a row's JSON text is read, by its row id. */
+  #jsonText(kind: RecordKind, reading: RowReading | undefined): ((rowId: number) => string) | null {
+    if (reading?.deferJson !== true) return null
+    const statement = this.#db
+      .prepare<[number], string>(`SELECT ${jsonOf(kind)} FROM ${kind.table} WHERE row_id = ?`)
+      .pluck()
+    return (rowId) => {
+      const text = statement.get(rowId)
+      if (text === undefined) {
+        throw new AppError('not_found', `The ${kind.name} row ${rowId} left the cache meanwhile.`)
+      }
+      return text
+    }
+  }
+
   /**
    * The rows at these places, in their order; a row deleted since its place was taken is left
    * out. Staged rows carry their pending record and mark, as `page` gives them.
@@ -535,17 +571,19 @@ export class RecordQueries {
     places: readonly Place[],
     staged: StagedTables | null,
     pending: readonly PendingInput[],
+    reading?: RowReading,
   ): RecordRow<RecordKindName>[] {
     if (places.length === 0) return []
     const found = new Map<Place, RecordRow<RecordKindName>>()
     const cachedIds = places.filter((place) => place > 0)
     if (cachedIds.length > 0) {
       const statement = this.#db.prepare(
-        `SELECT row_id, ${rowColumns(kind)} FROM ${kind.table}
+        `SELECT row_id, ${readColumns(kind, reading)} FROM ${kind.table}
            WHERE row_id IN (SELECT value FROM json_each(?))`,
       )
+      const text = this.#jsonText(kind, reading)
       readRows(statement, cachedIds, (rowId, id, columns, json) =>
-        found.set(rowId, lazyRow(kind.name, id, columns, json)),
+        found.set(rowId, lazyRow(kind.name, id, columns, text ? () => text(rowId) : json)),
       )
     }
     const stagedIds = places.filter((place) => place < 0).map((place) => -place)
@@ -869,6 +907,20 @@ function rowColumns(kind: RecordKind, json = jsonOf(kind)): string {
   return `id, name, created_at, modified_at${declared}, ${json} AS json`
 }
 
+/** `rowColumns` as `read` reads them: with the kind's list members, or without the JSON text. */
+function readColumns(kind: RecordKind, reading: RowReading | undefined): string {
+  if (reading === undefined) return rowColumns(kind)
+  const declared = kind.columns.map((column) => `, ${column.column}`).join('')
+  const members =
+    reading.listMembers === true
+      ? listMembersOf(kind)
+          .map((member) => `, ${member.column}`)
+          .join('')
+      : ''
+  const json = reading.deferJson === true ? 'NULL' : jsonOf(kind)
+  return `id, name, created_at, modified_at${declared}${members}, ${json} AS json`
+}
+
 /**
  * Runs a statement whose columns are `row_id` and then `rowColumns`' over a list of row ids, and
  * hands over each row's row id, server id, columns and JSON text. Rows are read as arrays: a
@@ -897,20 +949,37 @@ function lazyRow(
   kind: RecordKindName,
   id: number,
   columns: Record<string, ColumnValue>,
-  text: string,
+  text: string | (() => string),
 ): RecordRow<RecordKindName> {
   let parsed: JsonObject | undefined
-  return {
+  const row: RecordRow<RecordKindName> & { [unparsed]?: () => string | null } = {
     kind,
     id,
     columns,
     get json(): JsonObject {
-      return (parsed ??= parseRecord(text))
+      return (parsed ??= parseRecord(typeof text === 'string' ? text : text()))
     },
     set json(value: JsonObject) {
       parsed = value
     },
   }
+  // Not enumerable: rows cross to the window and the CLI as their members, this is no member.
+  Object.defineProperty(row, unparsed, {
+    value: () => (parsed !== undefined ? null : typeof text === 'string' ? text : text()),
+  })
+  return row
+}
+
+const unparsed = Symbol('unparsed JSON text')
+
+/**
+ * The JSON text of a row read from the cache whose record has not been parsed (nor replaced):
+ * a reader that needs one member of many records (an SD file's molfile) can take it from the text
+ * without parsing each record whole. Null for any other row: read its `json`.
+ */
+export function unparsedJson(row: RecordRow): string | null {
+  const text = (row as { [unparsed]?: () => string | null })[unparsed]
+  return text === undefined ? null : text()
 }
 
 function typedRow(kind: RecordKind, stored: StoredRow): RecordRow<RecordKindName> {

@@ -52,13 +52,47 @@ export interface PreparedPage {
   rejected: RejectedRecord[]
 }
 
-/** The columns written for every kind after row_id, vault_id and id: common, own, json. */
+/** A member of a record kept in a column of its own (see `listMembers`). */
+export interface ListMember {
+  column: string
+  read: (record: JsonObject) => SqlValue
+}
+
+/**
+ * Members of a record that its kind's list shows besides its columns, kept beside its JSON (cache
+ * step 10) so that a list read whole needs no record parsed: a molecule's batch count and its
+ * projects (as JSON text, for the list's own formatting of them). Only molecules have them.
+ */
+export const listMembers: Readonly<Partial<Record<RecordKindName, readonly ListMember[]>>> = {
+  molecules: [
+    {
+      column: 'batch_count',
+      read: (record) => (Array.isArray(record.batches) ? record.batches.length : null),
+    },
+    {
+      column: 'projects_json',
+      read: (record) => (record.projects === undefined ? null : JSON.stringify(record.projects)),
+    },
+  ],
+}
+
+const noMembers: readonly ListMember[] = []
+
+export function listMembersOf(kind: RecordKind): readonly ListMember[] {
+  return listMembers[kind.name] ?? noMembers
+}
+
+/**
+ * The columns written for every kind after row_id, vault_id and id: common, own, list members,
+ * json.
+ */
 export function valueColumns(kind: RecordKind): string[] {
   return [
     'name',
     'created_at',
     'modified_at',
     ...kind.columns.map((column) => column.column),
+    ...listMembersOf(kind).map((member) => member.column),
     'json',
   ]
 }
@@ -71,7 +105,7 @@ const batchPosition = batchColumns.indexOf('position')
 /** No rows yet, laid out for `kind`. */
 export function emptyRows(kind: RecordKind): PreparedRows {
   return {
-    width: kind.columns.length + 4,
+    width: kind.columns.length + listMembersOf(kind).length + 4,
     ids: [],
     values: [],
     search: kind.searchOf ? [] : null,
@@ -280,6 +314,7 @@ function addRow(
     values[start + batchMoleculeId] ??= nestedIn.moleculeId
     values[start + batchPosition] = nestedIn.position
   }
+  for (const member of listMembersOf(kind)) values.push(member.read(record))
   values.push(text)
   rows.ids.push(id)
   addDerived(rows, kind, record)

@@ -2,6 +2,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDeclaredTables } from '../../src-main/store/record-tables.ts'
+import { listMembers } from '../../src-main/store/record-rows.ts'
 import { cacheMigrations, firstLayout } from '../../src-main/store/cache-migrations.ts'
 import { ConnectionCaches } from '../../src-main/store/connection-caches.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
@@ -777,5 +778,45 @@ describe.each([7, 8])('a cache of step %i with readout aggregates', (step) => {
         [2, 'molecule', 5, 1],
       ],
     })
+  })
+})
+
+describe.each([2, 9])('a cache of step %i with molecules', (step) => {
+  it('keeps beside each molecule the members its list shows, as the writer writes them (step 10)', async () => {
+    const dataDir = temporaryDirectory()
+    const db = databaseAtStep(path.join(dataDir, 'caches', 'lab.db'), cacheMigrations, step)
+    // Every shape of the two members a vault (or a bad one) may give, as step 2's writer stored
+    // them: the record's JSON beside its columns.
+    const records: Record<string, unknown>[] = [
+      { id: 1, name: 'Both', batches: [{ id: 11 }, { id: 12 }], projects: [{ id: 2, name: 'B' }] },
+      { id: 2, name: 'Empty', batches: [], projects: [] },
+      { id: 3, name: 'Neither' },
+      { id: 4, name: 'Nulls', batches: null, projects: null },
+      { id: 5, name: 'Odd', batches: { id: 13 }, projects: [7, { id: '8' }, 'x', 1.5e300] },
+      { id: 6, name: 'Text', projects: [{ id: 9, name: 'Proj "é" 化合物\n2' }] },
+    ]
+    try {
+      const insert = db.prepare(
+        'INSERT INTO molecules (vault_id, id, name, json) VALUES (1, ?, ?, ?)',
+      )
+      for (const record of records) insert.run(record.id, record.name, JSON.stringify(record))
+    } finally {
+      db.close()
+    }
+    const { cache, caches } = openCache(dataDir, 'lab')
+    await caches.closeAll()
+    const stored = readOnly(cache.file, (db) =>
+      db.prepare('SELECT batch_count, projects_json FROM molecules ORDER BY id').raw().all(),
+    ) as [unknown, string | null][]
+    const [count, projects] = listMembers.molecules!
+    expect(
+      stored.map(([batches, list]) => [batches, list === null ? null : JSON.parse(list)]),
+    ).toEqual(
+      records.map((record) => {
+        const written = projects!.read(record)
+        return [count!.read(record), written === null ? null : JSON.parse(String(written))]
+      }),
+    )
+    expect(stored[0]).toEqual([2, '[{"id":2,"name":"B"}]'])
   })
 })

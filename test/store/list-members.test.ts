@@ -1,0 +1,139 @@
+/**
+ * The members of a molecule its list shows besides its columns (batch count, projects), kept in
+ * columns of their own (cache step 10): the record writer fills them for new and replaced records,
+ * and a whole list read for an export gives, from them alone (the records left unread), the same
+ * cells as the list computes from each record, records waiting in the outbox included.
+ */
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { viewColumns } from '../../src-main/export/columns.ts'
+import type { PendingInput } from '../../src-main/store/pending-rows.ts'
+import { listMembers } from '../../src-main/store/record-rows.ts'
+import { unparsedJson } from '../../src-main/store/record-queries.ts'
+import { VaultCache } from '../../src-main/store/vault-cache.ts'
+import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
+
+const temporaryDirectory = useTemporaryDirectory('vd-list-members-')
+let cache: VaultCache | undefined
+afterEach(async () => {
+  await cache?.close()
+  cache = undefined
+})
+
+/** Molecules with every shape of `batches` and `projects` a vault (or a bad one) may give. */
+const molecules: Record<string, unknown>[] = [
+  {
+    id: 1,
+    name: 'Two batches',
+    batches: [{ id: 11 }, { id: 12 }],
+    projects: [{ id: 2, name: 'B' }],
+  },
+  { id: 2, name: 'No batches', batches: [], projects: [] },
+  { id: 3, name: 'No members' },
+  { id: 4, name: 'Nulls', batches: null, projects: null },
+  { id: 5, name: 'Odd shapes', batches: { id: 13 }, projects: [7, { id: '8' }, { name: 'x' }] },
+  { id: 6, name: 'Unnamed project', batches: [{ id: 14 }], projects: [{ id: 9 }] },
+  {
+    id: 7,
+    name: 'Unicode, "quotes"',
+    projects: [
+      { id: 10, name: 'Proj "é" 化合物\n2' },
+      { id: 11, value: 'By value' },
+    ],
+  },
+]
+
+/** What the cache file holds in the members' columns, by molecule, projects parsed. */
+function storedMembers(file: string): Record<number, [unknown, unknown]> {
+  const db = new Database(file, { readonly: true })
+  const rows = db
+    .prepare('SELECT id, batch_count, projects_json FROM molecules WHERE vault_id = 1')
+    .raw()
+    .all() as [number, unknown, string | null][]
+  db.close()
+  return Object.fromEntries(
+    rows.map(([id, count, projects]) => [
+      id,
+      [count, projects === null ? null : JSON.parse(projects)],
+    ]),
+  )
+}
+
+function writtenMembers(records: Record<string, unknown>[]): Record<number, [unknown, unknown]> {
+  const [count, projects] = listMembers.molecules!
+  return Object.fromEntries(
+    records.map((record) => {
+      const text = projects!.read(record)
+      return [record.id, [count!.read(record), text === null ? null : JSON.parse(String(text))]]
+    }),
+  )
+}
+
+describe('molecule list members', () => {
+  it('are written with each new and replaced record', async () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    cache = VaultCache.open(file).cache
+    cache.applyPage('molecules', 1, molecules)
+    expect(storedMembers(file)).toEqual(writtenMembers(molecules))
+    expect(storedMembers(file)[1]).toEqual([2, [{ id: 2, name: 'B' }]])
+    expect(storedMembers(file)[3]).toEqual([null, null])
+    expect(storedMembers(file)[5]).toEqual([null, [7, { id: '8' }, { name: 'x' }]])
+
+    const replaced = molecules.map((record) => ({
+      ...record,
+      batches: [{ id: 99 }],
+      projects: [{ id: 3, name: 'C' }],
+    }))
+    cache.applyPage('molecules', 1, replaced)
+    expect(storedMembers(file)).toEqual(writtenMembers(replaced))
+    expect(storedMembers(file)[3]).toEqual([1, [{ id: 3, name: 'C' }]])
+  })
+
+  it('give an export the cells the list shows, without reading the records', async () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    cache = VaultCache.open(file).cache
+    cache.applyPage('molecules', 1, molecules)
+    const pending = [
+      {
+        id: 2,
+        json: { ...molecules[1]!, batches: [{ id: 21 }], projects: [{ id: 4, name: 'Queued' }] },
+        mark: { state: 'queued', itemIds: [1], createdBy: null },
+      },
+    ] satisfies PendingInput[]
+    const columns = viewColumns('molecules', { similarity: false })
+    // By key (name, indexed) and by place (log P, no index), with and without the outbox.
+    for (const [sort, waiting] of [
+      ['name', []],
+      ['name', pending],
+      ['log_p', []],
+      ['log_p', pending],
+    ] as const) {
+      const reader = cache.read(
+        'molecules',
+        1,
+        { sort, reading: { listMembers: true, deferJson: true } },
+        waiting,
+      )
+      const rows = reader.next(1000)
+      expect(rows).toHaveLength(molecules.length)
+      const cells = rows.map((row) => columns.values({ row }))
+      // The cached rows' records were never parsed: their cells came from the members.
+      expect(rows.filter((row) => row.pending === undefined && unparsedJson(row) === null)).toEqual(
+        [],
+      )
+      // The same list read as the window reads it: each cell computed from its whole record.
+      const whole = cache.read('molecules', 1, { sort }, waiting).next(1000)
+      expect(whole.map((row) => row.id)).toEqual(rows.map((row) => row.id))
+      expect(cells).toEqual(whole.map((row) => columns.values({ row })))
+    }
+    const shown = cache.read('molecules', 1, {}, pending).next(1000)
+    const queued = shown.find((row) => row.id === 2)!
+    const batchesAt = columns.headers.indexOf('Batches')
+    const projectsAt = columns.headers.indexOf('Projects')
+    expect([batchesAt, projectsAt].every((index) => index > 0)).toBe(true)
+    expect(columns.values({ row: queued })[projectsAt]).toBe('Queued')
+    const odd = shown.find((row) => row.id === 5)!
+    expect(columns.values({ row: odd }).slice(batchesAt, projectsAt + 1)).toEqual([null, '#7, #8'])
+  })
+})
