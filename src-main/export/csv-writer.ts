@@ -7,7 +7,7 @@
  * (`0.1`, `1e-7`), booleans as `true`/`false`, nothing for an empty value.
  */
 import type { ExportColumns, ExportRecord, ExportValue } from './columns.ts'
-import type { ExportOutput } from './output.ts'
+import { outputChunkChars, type ExportOutput } from './output.ts'
 import type { RecordWriter } from './record-writer.ts'
 
 export interface CsvOptions {
@@ -29,7 +29,13 @@ export function csvWriter(
   return {
     async write(records: readonly ExportRecord[]) {
       let text = header()
-      for (const record of records) text += csvLine(columns.values(record))
+      for (const record of records) {
+        text += csvLine(columns.values(record))
+        if (text.length >= outputChunkChars) {
+          await output.write(text)
+          text = ''
+        }
+      }
       await output.write(text)
     },
     async finish() {

@@ -7,6 +7,14 @@
 import type { Writable } from 'node:stream'
 import { AppError } from '../shared/app-error.ts'
 
+/**
+ * How much text a writer gathers before handing it over. Large enough that each hands the disk a
+ * worthwhile piece, small enough to stay out of V8's large-object space: a page of an SD file
+ * handed over whole (megabytes) went there, and survived until a full collection, which let the
+ * heap grow by a hundred megabytes of such garbage (export.bench.ts).
+ */
+export const outputChunkChars = 64 * 1024
+
 export class ExportOutput {
   readonly stream: Writable
   #bytes = 0

@@ -7,7 +7,7 @@
  * value are dropped; a data line that would read as a record's end gets a leading space.
  */
 import type { ExportRecord, ExportValue } from './columns.ts'
-import type { ExportOutput } from './output.ts'
+import { outputChunkChars, type ExportOutput } from './output.ts'
 import type { RecordWriter } from './record-writer.ts'
 
 /** The data items of a record, by name. */
@@ -24,6 +24,10 @@ export function sdfWriter(output: ExportOutput, properties: SdProperties): Recor
           if (lines !== '') text += `>  <${propertyName(name)}>\n${lines}\n\n`
         }
         text += '$$$$\n'
+        if (text.length >= outputChunkChars) {
+          await output.write(text)
+          text = ''
+        }
       }
       await output.write(text)
     },
@@ -37,7 +41,44 @@ export const emptyMolblock =
 
 /** Whether a structure text is a molfile (V2000 or V3000) rather than SMILES. */
 export function isMolblock(text: string): boolean {
-  return /^M {2}END\s*$/m.test(text)
+  return endLineAt(text) >= 0
+}
+
+/**
+ * Where the first `M  END` line of a molfile ends (before its line break), or -1: a line that
+ * holds `M  END` and blanks after it. Found by searching the text for `M  END` rather than by a
+ * multiline expression, which tried every line of every molfile (a tenth of writing an SD file).
+ */
+function endLineAt(text: string): number {
+  for (let at = text.indexOf('M  END'); at >= 0; at = text.indexOf('M  END', at + 1)) {
+    const before = at === 0 ? 0x0a : text.charCodeAt(at - 1)
+    if (!isLineBreak(before)) continue
+    let end = at + 6
+    while (end < text.length && isBlank(text.charCodeAt(end))) end++
+    if (end === text.length || isLineBreak(text.charCodeAt(end))) return end
+  }
+  return -1
+}
+
+function isLineBreak(code: number): boolean {
+  return code === 0x0a || code === 0x0d || code === 0x2028 || code === 0x2029
+}
+
+/** White space that is not a line break, as `\s` reads it. */
+function isBlank(code: number): boolean {
+  return (
+    code === 0x20 ||
+    code === 0x09 ||
+    code === 0x0b ||
+    code === 0x0c ||
+    code === 0xa0 ||
+    code === 0xfeff ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000
+  )
 }
 
 function titleOf(record: ExportRecord): string {
@@ -47,13 +88,16 @@ function titleOf(record: ExportRecord): string {
   return title.replace(/[\r\n]+/g, ' ').slice(0, 80)
 }
 
-/** The molfile with `title` as its first line, LF line ends, ending at `M  END`. */
+/**
+ * The molfile with `title` as its first line, LF line ends, ending at `M  END`. Sliced rather than
+ * split into lines: an SD file of 250k molecules would make ten million strings of them.
+ */
 function titled(molblock: string, title: string): string {
-  const lines = molblock.replace(/\r\n?/g, '\n').split('\n')
-  const end = lines.findIndex((line) => /^M {2}END\s*$/.test(line))
-  const kept = end >= 0 ? lines.slice(0, end + 1) : lines
-  kept[0] = title
-  return `${kept.join('\n')}\n`
+  const text = molblock.includes('\r') ? molblock.replace(/\r\n?/g, '\n') : molblock
+  const end = endLineAt(text)
+  const firstBreak = text.indexOf('\n')
+  if (firstBreak < 0) return `${title}\n`
+  return `${title}${text.slice(firstBreak, end >= 0 ? end : text.length)}\n`
 }
 
 function propertyName(name: string): string {
@@ -62,6 +106,7 @@ function propertyName(name: string): string {
 
 function propertyText(value: Exclude<ExportValue, null>): string {
   const text = typeof value === 'string' ? value : String(value)
+  if (!/[\r\n]|^\$\$\$\$|^\s*$/.test(text)) return text
   return text
     .replace(/\r\n?/g, '\n')
     .split('\n')

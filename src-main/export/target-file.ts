@@ -88,10 +88,14 @@ export class TargetFile {
   }
 }
 
-/** A new file's stream, flushed to disk before it closes (a file renamed into place is whole). */
+/**
+ * A new file's stream, flushed to disk before it closes (a file renamed into place is whole). It
+ * takes a page of records before it asks the writer to wait (an SD page is megabytes): with the
+ * default 16 KB, every page waited for the disk before the next was handed over.
+ */
 async function openFileStream(temporaryPath: string): Promise<Writable> {
   const handle = await fs.promises.open(temporaryPath, 'wx')
-  return handle.createWriteStream({ flush: true })
+  return handle.createWriteStream({ flush: true, highWaterMark: 4 * 1024 * 1024 })
 }
 
 async function checkFolder(folder: string): Promise<void> {
