@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { Migration } from './migrations.ts'
 
@@ -1111,6 +1112,39 @@ const moleculeListMembersMigration: Migration = (db: Database.Database) =>
       projects_json = json -> '$.projects';
   `)
 
+/**
+ * Step 11: `structure_hash`, 128 bits of the SHA-256 of the structure text each entry was computed
+ * from (trimmed; a molfile only at its end), indexed with the vault for the entries RDKit read
+ * (`parse_error IS NULL`, so that the index alone answers, without reading the wide rows): an
+ * import check finds in one query which of a file's structures are cached ones that need no
+ * parse. The structure index writes it with each entry (structureTextHash in
+ * structure-index-repository.ts); entries of earlier steps get theirs here, from their molecule's
+ * structure as ingest reads it (the first of cxsmiles, smiles, molfile and structure that holds
+ * text), hashed by this step's own frozen copy of that function.
+ */
+const structureHashMigration: Migration = (db: Database.Database) => {
+  db.exec(`
+    ALTER TABLE structure_index ADD COLUMN structure_hash TEXT;
+    CREATE INDEX structure_index_readable_by_structure_hash ON structure_index (vault_id, structure_hash)
+      WHERE parse_error IS NULL;
+  `)
+  db.function('step_11_structure_hash', { deterministic: true, varargs: true }, (...fields) => {
+    const text = fields.find(
+      (value): value is string => typeof value === 'string' && value.trim() !== '',
+    )
+    if (text === undefined) return null
+    const key = text.includes('M  END') ? text.trimEnd() : text.trim()
+    return createHash('sha256').update(key).digest('base64url').slice(0, 22)
+  })
+  db.exec(`
+    UPDATE structure_index AS s SET structure_hash = (
+      SELECT step_11_structure_hash(json_extract(m.json, '$.cxsmiles'),
+          json_extract(m.json, '$.smiles'), json_extract(m.json, '$.molfile'),
+          json_extract(m.json, '$.structure'))
+        FROM molecules AS m WHERE m.vault_id = s.vault_id AND m.id = s.molecule_id);
+  `)
+}
+
 /** The steps of the cache schema, in order; step k brings `user_version` to k. */
 export const cacheMigrations: readonly Migration[] = [
   firstLayoutSkipped,
@@ -1123,4 +1157,5 @@ export const cacheMigrations: readonly Migration[] = [
   noveltyKeysMigration,
   readoutSubjectsMigration,
   moleculeListMembersMigration,
+  structureHashMigration,
 ]

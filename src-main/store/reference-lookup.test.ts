@@ -3,6 +3,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { moleculeRecords } from '../../test/store/fixtures/molecule-records.ts'
+import { ChemWorkerPool } from '../chem/worker-pool.ts'
+import { VaultChemistry } from '../services/vault-chemistry.ts'
+import { silentLogger } from '../shared/logger.ts'
 import { ReferenceLookup } from './reference-lookup.ts'
 import { VaultCache } from './vault-cache.ts'
 
@@ -127,5 +130,120 @@ describe('ReferenceLookup', () => {
     expect(lookup.protocol(1, 4)).toMatchObject({ name: 'Kinase' })
     expect(lookup.protocolWithReadout(1, 42)).toMatchObject({ id: 4 })
     expect(lookup.protocolWithReadout(1, 99)).toBeNull()
+  })
+})
+
+describe('ReferenceLookup.storedStructures', () => {
+  /** A molfile of ethanol's heavy atoms, its first line (the name) empty as RDKit writes them. */
+  const molfile = [
+    '',
+    '  handmade',
+    '',
+    '  3  2  0  0  0  0  0  0  0  0999 V2000',
+    '    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0',
+    '    1.2990    0.7500    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0',
+    '    2.5981    0.0000    0.0000 O   0  0  0  0  0  0  0  0  0  0  0  0',
+    '  1  2  1  0',
+    '  2  3  1  0',
+    'M  END',
+    '',
+  ].join('\n')
+  const [plain, other, rewritten] = moleculeRecords(3, 300).map((record, index) => ({
+    ...record,
+    smiles: ['CCOC(=O)c1ccccc1', 'Oc1ccc(Cl)cc1', 'CN(C)CCO'][index],
+  }))
+  const smilesOf = (record: Record<string, unknown> | undefined) => String(record!.smiles)
+  const badValence = 'C(C)(C)(C)(C)C'
+  const stereo = 'C[C@H](O)F |&1:1|'
+  const spaced = 'C[C@@H](O)Cl |&1:1|'
+  const vaultTwo = { ...moleculeRecords(1, 400)[0]!, smiles: 'c1ccc2ccccc2c1' }
+
+  let file: string
+  let cache: VaultCache
+  let pool: ChemWorkerPool
+  let stored: ReferenceLookup
+
+  /** Indexes a vault's structures as the app does (ingest in the chemistry workers). */
+  async function index(vaultId: number): Promise<void> {
+    const chemistry = new VaultChemistry({
+      connectionId: 'c1',
+      vaultId,
+      cache,
+      pool,
+      log: silentLogger,
+      onProgress: () => {},
+    })
+    try {
+      await chemistry.ingest({ details: false })
+    } finally {
+      chemistry.close()
+    }
+  }
+
+  beforeAll(async () => {
+    file = path.join(dir, 'structures.db')
+    cache = VaultCache.open(file).cache
+    pool = new ChemWorkerPool({ size: 1 })
+    cache.applyPage('molecules', 1, [
+      plain,
+      other,
+      rewritten,
+      { ...moleculeRecords(1, 310)[0], smiles: badValence },
+      // The CXSMILES is the structure the index reads, not the SMILES beside it.
+      { ...moleculeRecords(1, 311)[0], smiles: 'CC(O)F', cxsmiles: `${stereo}\n` },
+      // RDKit reads no CXSMILES after a space: the index found it unreadable.
+      { ...moleculeRecords(1, 313)[0], smiles: undefined, cxsmiles: ` ${spaced}` },
+      { ...moleculeRecords(1, 312)[0], smiles: undefined, molfile },
+    ])
+    cache.applyPage('molecules', 2, [vaultTwo])
+    await index(1)
+    await index(2)
+    stored = ReferenceLookup.open(file)
+  })
+
+  afterAll(async () => {
+    stored.close()
+    await cache.close()
+    await pool.close()
+  })
+
+  it('finds the texts that are a cached structure RDKit read, and no others', () => {
+    const unknown = 'CCN'
+    expect(
+      stored.storedStructures(1, [smilesOf(plain), unknown, smilesOf(other), smilesOf(plain)]),
+    ).toEqual(new Set([smilesOf(plain), smilesOf(other)]))
+    // Read by the index and found unreadable: the check must parse it to say why.
+    expect(stored.storedStructures(1, [badValence])).toEqual(new Set())
+    expect(stored.storedStructures(1, [])).toEqual(new Set())
+  })
+
+  it('compares texts without surrounding whitespace, but a molfile only without trailing', () => {
+    const padded = `\t${stereo} `
+    expect(stored.storedStructures(1, [padded, stereo, 'CC(O)F', spaced])).toEqual(
+      new Set([padded, stereo]),
+    )
+    const trailing = `${molfile}\n\n`
+    // Without its empty first line, every line of the header moves: another molfile.
+    const shifted = molfile.trimStart()
+    expect(stored.storedStructures(1, [molfile, trailing, shifted])).toEqual(
+      new Set([molfile, trailing]),
+    )
+  })
+
+  it('looks in one vault only', () => {
+    expect(stored.storedStructures(1, [smilesOf(vaultTwo)])).toEqual(new Set())
+    expect(stored.storedStructures(2, [smilesOf(vaultTwo), smilesOf(plain)])).toEqual(
+      new Set([smilesOf(vaultTwo)]),
+    )
+  })
+
+  it('keeps the text the index read until the index reads the rewritten molecule', async () => {
+    const redrawn = 'OCC(=O)N'
+    cache.applyPage('molecules', 1, [{ ...rewritten, smiles: redrawn }])
+    expect(stored.storedStructures(1, [smilesOf(rewritten), redrawn])).toEqual(
+      new Set([smilesOf(rewritten)]),
+    )
+    await index(1)
+    expect(stored.storedStructures(1, [smilesOf(rewritten), redrawn])).toEqual(new Set([redrawn]))
   })
 })

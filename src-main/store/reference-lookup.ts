@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import { isObject, toTexts, type JsonObject } from '../../src-common/values.ts'
 import { recordKind } from './record-kinds.ts'
+import { structureTextHash } from './structure-index-repository.ts'
 
 /**
  * What an import file's column names a record by, as its mapping template says: a molecule by
@@ -163,6 +164,33 @@ export class ReferenceLookup {
         `SELECT id FROM molecules INDEXED BY molecules_by_name WHERE vault_id = ? AND name = ? LIMIT ?`,
       ).all(vaultId, value, shownIds) as { id: number }[]
     ).map((row) => row.id)
+  }
+
+  /**
+   * The texts among these that are the structure of a cached molecule of the vault which the
+   * structure index read without a problem (found by `structure_hash`, one query for them all): a
+   * file's structure equal to one of them, whatever molecule its row names, is known to parse.
+   * Texts compare as structureTextHash keys them (without surrounding whitespace).
+   */
+  storedStructures(vaultId: number, texts: Iterable<string>): Set<string> {
+    const textsByHash = new Map<string, string[]>()
+    for (const text of texts) {
+      const hash = structureTextHash(text)
+      const same = textsByHash.get(hash)
+      if (same) same.push(text)
+      else textsByHash.set(hash, [text])
+    }
+    const stored = new Set<string>()
+    if (textsByHash.size === 0) return stored
+    const found = this.#prepare(
+      `SELECT wanted.value FROM json_each(@hashes) AS wanted
+         WHERE EXISTS (SELECT 1 FROM structure_index
+           WHERE vault_id = @vault AND structure_hash = wanted.value AND parse_error IS NULL)`,
+    )
+      .pluck()
+      .all({ vault: vaultId, hashes: JSON.stringify([...textsByHash.keys()]) }) as string[]
+    for (const hash of found) for (const text of textsByHash.get(hash)!) stored.add(text)
+    return stored
   }
 
   /** A cached mapping template by id, or else by name (exactly, then without case). */

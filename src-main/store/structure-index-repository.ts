@@ -2,9 +2,10 @@
  * The persisted structure index of a vault's cache: per molecule, what chem computed from its
  * structure (identity, fingerprints, pickle, properties or the reason it could not be parsed) with
  * the content hash it was computed from, and the depictions drawn from that structure. Its tables
- * are made by steps 3, 4, 6 and 8 of the cache schema (cache-migrations.ts), which say what each
- * column means. It also answers the novelty check's look-ups by the keys of step 8.
+ * are made by steps 3, 4, 6, 8 and 11 of the cache schema (cache-migrations.ts), which say what
+ * each column means. It also answers the novelty check's look-ups by the keys of step 8.
  */
+import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { DepictionSize } from '../chem/depiction-size.ts'
 import {
@@ -14,6 +15,7 @@ import {
 } from '../../src-common/chem/molecular-properties.ts'
 import { isSingleFragment } from '../chem/parent-structure.ts'
 import { structureDetail, type ComputedDetails } from '../chem/structure-input.ts'
+import { isMolfile } from '../chem/structure-query.ts'
 import type { StructureIndexStore } from '../chem/structure-index-store.ts'
 import type { StructureRecord } from '../chem/structure-record.ts'
 
@@ -39,6 +41,31 @@ interface StructureRow {
   topological_polar_surface_area: number | null
   known_properties: string
   details_pending: number
+}
+
+/**
+ * Where a molecule record holds its structure, in the order the index reads them: the first that
+ * holds text is the molecule's structure.
+ */
+export const structureFields = ['cxsmiles', 'smiles', 'molfile', 'structure'] as const
+
+/** The structure a molecule record's fields give (see `structureFields`), or null. */
+export function structureTextOf(fields: readonly unknown[]): string | null {
+  const text = fields.find(
+    (value): value is string => typeof value === 'string' && value.trim() !== '',
+  )
+  return text ?? null
+}
+
+/**
+ * The key `structure_hash` (step 11) holds of a structure text: 128 bits of the SHA-256 of the
+ * text without its surrounding whitespace, or only its trailing whitespace for a molfile (whose
+ * first lines are read by position: an empty name line is part of it). Step 11 back-fills with a
+ * frozen copy of this function; a change here needs a new step that computes the column again.
+ */
+export function structureTextHash(text: string): string {
+  const key = isMolfile(text) ? text.trimEnd() : text.trim()
+  return createHash('sha256').update(key).digest('base64url').slice(0, 22)
 }
 
 /** A cached molecule as ingest reads it: its structure and what the vault computed for it. */
@@ -98,6 +125,7 @@ export class StructureIndexRepository implements StructureIndexStore {
   readonly #vaultId: number
   readonly #statements: Statements
   #moleculeStatements: MoleculeStatements | undefined
+  #writeStructureHash: ((id: number) => void) | null | undefined
 
   constructor(db: Database.Database, vaultId: number) {
     this.#db = db
@@ -128,9 +156,11 @@ export class StructureIndexRepository implements StructureIndexStore {
 
   save(records: readonly StructureRecord[]): void {
     const computedAt = new Date().toISOString()
+    const writeStructureHash = this.#structureHashWriter()
     this.#db.transaction(() => {
       for (const record of records) {
         this.#statements.upsert.run({ ...toRow(record, computedAt), vault_id: this.#vaultId })
+        writeStructureHash?.(record.id)
         this.#statements.dropDepictions.run(this.#vaultId, record.id)
       }
     })()
@@ -338,6 +368,34 @@ export class StructureIndexRepository implements StructureIndexStore {
       .all(this.#vaultId, afterId ?? Number.MIN_SAFE_INTEGER, upTo) as number[]
   }
 
+  /**
+   * Writes a saved entry's `structure_hash` (step 11) from the molecule's structure as the cache
+   * holds it now; null where there is nothing to write it from (the structure tables of unit
+   * tests, without the record tables). A molecule rewritten since ingest read it has another
+   * `modified_at`, so the next ingest computes it again and writes both again.
+   */
+  #structureHashWriter(): ((id: number) => void) | null {
+    if (this.#writeStructureHash !== undefined) return this.#writeStructureHash
+    const hasHashes = (this.#db.pragma('table_info(structure_index)') as { name: string }[]).some(
+      (column) => column.name === 'structure_hash',
+    )
+    const hasMolecules =
+      this.#db
+        .prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'molecules'")
+        .get() !== undefined
+    if (!hasHashes || !hasMolecules) return (this.#writeStructureHash = null)
+    const read = this.#molecules().structureText
+    const write = this.#db.prepare(
+      'UPDATE structure_index SET structure_hash = ? WHERE vault_id = ? AND molecule_id = ?',
+    )
+    this.#writeStructureHash = (id) => {
+      const row = read.get(this.#vaultId, id) as StructureFieldValues | undefined
+      const text = row ? structureTextOf(structureFields.map((field) => row[field])) : null
+      write.run(text === null ? null : structureTextHash(text), this.#vaultId, id)
+    }
+    return this.#writeStructureHash
+  }
+
   /** Prepared on first use: the structure tables exist without the record tables in unit tests. */
   #molecules(): MoleculeStatements {
     this.#moleculeStatements ??= prepareMoleculeStatements(this.#db)
@@ -349,24 +407,19 @@ function byId(ids: number[]): number[] {
   return ids.sort((a, b) => a - b)
 }
 
-interface MoleculeRow {
+type StructureFieldValues = Record<(typeof structureFields)[number], unknown>
+
+interface MoleculeRow extends StructureFieldValues {
   id: number
   modified_at: string | null
-  cxsmiles: unknown
-  smiles: unknown
-  molfile: unknown
-  structure: unknown
   inchi_key: unknown
   fields: string | null
 }
 
 function toMoleculeStructure(row: MoleculeRow): CachedMoleculeStructure {
-  const text = [row.cxsmiles, row.smiles, row.molfile, row.structure].find(
-    (value): value is string => typeof value === 'string' && value.trim() !== '',
-  )
   return {
     id: row.id,
-    structure: text ?? null,
+    structure: structureTextOf(structureFields.map((field) => row[field])),
     inchiKey: typeof row.inchi_key === 'string' && row.inchi_key !== '' ? row.inchi_key : null,
     fields: row.fields ? (JSON.parse(row.fields) as Record<string, unknown>) : {},
     modifiedAt: row.modified_at,
@@ -380,11 +433,15 @@ function prepareMoleculeStatements(db: Database.Database) {
   const fields = `json_object(${knownPropertyFields
     .map((field) => `'${field}', json_extract(m.json, '$.${field}')`)
     .join(', ')})`
-  const columns = `m.id, m.modified_at, json_extract(m.json, '$.cxsmiles') AS cxsmiles,
-    json_extract(m.json, '$.smiles') AS smiles, json_extract(m.json, '$.molfile') AS molfile,
-    json_extract(m.json, '$.structure') AS structure, json_extract(m.json, '$.inchi_key') AS inchi_key,
-    ${fields} AS fields`
+  const structures = structureFields
+    .map((field) => `json_extract(m.json, '$.${field}') AS ${field}`)
+    .join(', ')
+  const columns = `m.id, m.modified_at, ${structures},
+    json_extract(m.json, '$.inchi_key') AS inchi_key, ${fields} AS fields`
   return {
+    structureText: db.prepare(
+      `SELECT ${structures} FROM molecules m WHERE m.vault_id = ? AND m.id = ?`,
+    ),
     count: db.prepare('SELECT count(*) FROM molecules WHERE vault_id = ?'),
     unstampedChangesMark: db.prepare(
       'SELECT max(seq) FROM structure_unstamped_changes WHERE vault_id = ?',

@@ -5,6 +5,8 @@ import { createDeclaredTables } from '../../src-main/store/record-tables.ts'
 import { listMembers } from '../../src-main/store/record-rows.ts'
 import { cacheMigrations, firstLayout } from '../../src-main/store/cache-migrations.ts'
 import { ConnectionCaches } from '../../src-main/store/connection-caches.ts'
+import { ReferenceLookup } from '../../src-main/store/reference-lookup.ts'
+import { structureTextHash } from '../../src-main/store/structure-index-repository.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
 import {
   databaseAtStep,
@@ -818,5 +820,72 @@ describe.each([2, 9])('a cache of step %i with molecules', (step) => {
       }),
     )
     expect(stored[0]).toEqual([2, '[{"id":2,"name":"B"}]'])
+  })
+})
+
+describe.each([8, 9, 10])('a cache of step %i with a structure index', (step) => {
+  it('hashes the structure each entry was computed from, found as the live code hashes it (step 11)', async () => {
+    const dataDir = temporaryDirectory()
+    const db = databaseAtStep(path.join(dataDir, 'caches', 'lab.db'), cacheMigrations, step)
+    const molfile =
+      '\n  drawn\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\nM  END\n'
+    // [vault, id, record, parse error of its entry (undefined: no entry)]
+    const molecules: [number, number, Record<string, unknown>, string | null | undefined][] = [
+      [1, 1, { smiles: ' CCO ' }, null],
+      // The index reads the CXSMILES first, then the SMILES, the molfile and `structure`.
+      [1, 2, { smiles: 'CC(O)F', cxsmiles: 'C[C@H](O)F |&1:1|' }, null],
+      [1, 3, { smiles: '', molfile }, null],
+      [1, 4, { structure: 'c1ccccc1', smiles: 42 }, null],
+      [
+        1,
+        5,
+        { smiles: 'C(C)(C)(C)(C)C' },
+        'Explicit valence for atom # 0 C, 5, is greater than permitted',
+      ],
+      [1, 6, { smiles: 'CCN' }, undefined],
+      [1, 7, { name: 'No structure' }, null],
+      [2, 1, { smiles: 'CCCl' }, null],
+    ]
+    try {
+      const insertMolecule = db.prepare(
+        'INSERT INTO molecules (vault_id, id, name, json) VALUES (?, ?, ?, ?)',
+      )
+      const insertEntry = db.prepare(
+        `INSERT INTO structure_index (vault_id, molecule_id, content_hash, parse_error, computed_at)
+           VALUES (?, ?, 'hash', ?, '2024-05-03T12:01:00.000Z')`,
+      )
+      for (const [vault, id, record, parseError] of molecules) {
+        insertMolecule.run(vault, id, `Molecule ${id}`, JSON.stringify({ id, ...record }))
+        if (parseError !== undefined) insertEntry.run(vault, id, parseError)
+      }
+    } finally {
+      db.close()
+    }
+    const { cache, caches } = openCache(dataDir, 'lab')
+    await caches.closeAll()
+    const hashes = readOnly(cache.file, (db) =>
+      db
+        .prepare('SELECT vault_id, molecule_id, structure_hash FROM structure_index ORDER BY 1, 2')
+        .raw()
+        .all(),
+    )
+    expect(hashes).toEqual([
+      [1, 1, structureTextHash('CCO')],
+      [1, 2, structureTextHash('C[C@H](O)F |&1:1|')],
+      [1, 3, structureTextHash(molfile)],
+      [1, 4, structureTextHash('c1ccccc1')],
+      [1, 5, structureTextHash('C(C)(C)(C)(C)C')],
+      [1, 7, null],
+      [2, 1, structureTextHash('CCCl')],
+    ])
+    const lookup = ReferenceLookup.open(cache.file)
+    try {
+      const texts = ['CCO', 'C[C@H](O)F |&1:1|', 'CC(O)F', `${molfile}  \n`, 'c1ccccc1']
+      expect(lookup.storedStructures(1, [...texts, 'C(C)(C)(C)(C)C', 'CCN', 'CCCl'])).toEqual(
+        new Set(texts.filter((text) => text !== 'CC(O)F')),
+      )
+    } finally {
+      lookup.close()
+    }
   })
 })
