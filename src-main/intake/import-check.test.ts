@@ -6,9 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ImportCheckReport } from '../../src-common/intake/import-check.ts'
 import { moleculeRecords } from '../../test/store/fixtures/molecule-records.ts'
 import { requirement } from '../../test/support/environment.ts'
+import { checkStructuresInWorkers } from '../chem/structure-check.ts'
 import { ChemWorkerPool } from '../chem/worker-pool.ts'
+import { VaultChemistry } from '../services/vault-chemistry.ts'
+import { silentLogger } from '../shared/logger.ts'
 import { VaultCache } from '../store/vault-cache.ts'
-import { LocalImportChecker, structureProblemsFrom } from './import-check.ts'
+import { LocalImportChecker, type StructureProblems } from './import-check.ts'
 import type { ImportCheckInput } from './import-checker.ts'
 import { scanImportFile } from './import-file-source.ts'
 import { readSdf } from './import-sdf-reader.ts'
@@ -19,11 +22,20 @@ const python = '/usr/bin/python3'
 const molecules = moleculeRecords(30)
 const nameOf = (index: number) => String(molecules[index]!.name)
 const accented = 'Müllerazol'
+const twins: Record<string, unknown>[] = moleculeRecords(2, 500).map((record) => ({
+  ...record,
+  name: 'Twinomab',
+}))
+/** A cached molecule whose structure the structure index finds RDKit cannot read. */
+const unreadableName = 'Valencium'
+const unreadableSmiles = 'C(C)(C)(C)(C)C'
 
 let dir: string
 let cacheFile: string
 let pool: ChemWorkerPool
 let checker: LocalImportChecker
+/** Every structure text the checker sent to RDKit, in order. */
+const parsedTexts: string[] = []
 
 const mapping = (header: string, type: string, id: number | null = null) => ({
   header: { name: header, position: 0 },
@@ -34,11 +46,12 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-import-check-'))
   cacheFile = path.join(dir, 'cache.db')
   const { cache } = VaultCache.open(cacheFile)
-  const twins = moleculeRecords(2, 500).map((record) => ({ ...record, name: 'Twinomab' }))
   cache.applyPage('molecules', vaultId, [
     ...molecules,
     ...twins,
     { ...moleculeRecords(1, 900)[0], name: accented },
+    { ...moleculeRecords(1, 960)[0], name: unreadableName, smiles: unreadableSmiles },
+    ...moleculeRecords(9, 700).map((record) => ({ ...record, name: 'Commonol', smiles: 'CCCl' })),
   ])
   // Another vault's molecule of the same name must not make a reference ambiguous.
   cache.applyPage('molecules', 2, [{ ...moleculeRecords(1, 950)[0], name: nameOf(0) }])
@@ -88,6 +101,15 @@ beforeAll(async () => {
     },
     { id: 10, name: 'Summary only' },
     {
+      id: 12,
+      name: 'Batch structures',
+      header_mappings: [
+        mapping('SMILES', 'InternalFieldDefinition::Structure'),
+        mapping('Batch', 'InternalFieldDefinition::BatchName'),
+        mapping('Inhibition', 'ReadoutDefinition', 52),
+      ],
+    },
+    {
       id: 11,
       name: 'Synonyms',
       header_mappings: [
@@ -96,16 +118,26 @@ beforeAll(async () => {
       ],
     },
   ])
-  await cache.close()
   pool = new ChemWorkerPool({ size: 1 })
-  checker = new LocalImportChecker({
-    cacheFileOf: () => cacheFile,
-    structureProblems: structureProblemsFrom({
-      molblocks: async (structures, signal) =>
-        pool.run({ kind: 'writeMolblocks', structures: [...structures] }, signal ? { signal } : {}),
-    }),
+  // The structure index, as the app builds it after a sync: it finds Valencium's unreadable.
+  const chemistry = new VaultChemistry({
+    connectionId: 'lab',
+    vaultId,
+    cache,
+    pool,
+    log: silentLogger,
+    onProgress: () => {},
   })
+  await chemistry.ingest({ details: false })
+  chemistry.close()
+  await cache.close()
+  checker = new LocalImportChecker({ cacheFileOf: () => cacheFile, structureProblems: parse })
 })
+
+const parse: StructureProblems = (structures, signal) => {
+  parsedTexts.push(...structures)
+  return checkStructuresInWorkers(pool, structures, signal)
+}
 
 afterAll(async () => {
   await pool.close()
@@ -224,6 +256,42 @@ describe('checking a CSV import', () => {
     expect(report.problems.at(7)!.message).toMatch(/cut short/)
     expect(report).toMatchObject({ rows: 5, errors: 8, warnings: 2 })
     expect(report.counts).toMatchObject({ structure: 2, file: 2, 'not-a-number': 1 })
+  })
+
+  it('parses only new structures: not a repeat, nor the readable structure of a cached molecule', async () => {
+    const smilesOf = (index: number) => String(molecules[index]!.smiles)
+    const file = write(
+      'cached-structures.csv',
+      [
+        'SMILES,Compound,IC50 (uM),Comment',
+        `${smilesOf(0)},${nameOf(0)},1,x`,
+        `${unreadableSmiles},${unreadableName},1,x`,
+        `CCN,${nameOf(0)},1,x`,
+        `CCN,${nameOf(2)},1,x`,
+        // A cached structure under a name the cache does not know: the reference check's business.
+        `${smilesOf(1)},Newcomer,1,x`,
+        `${String(twins[0]!.smiles)},Twinomab,1,x`,
+        `CCCl,Commonol,1,x`,
+      ].join('\n'),
+    )
+    parsedTexts.length = 0
+    const report = await check(file)
+    expect(parsedTexts).toEqual([unreadableSmiles, 'CCN'])
+    expect(kinds(report)).toEqual([
+      'structure@2:SMILES',
+      'ambiguous-reference@6:Compound',
+      'ambiguous-reference@7:Compound',
+      'unknown-reference@5:Compound',
+    ])
+    expect(report.problems[0]!.message).toMatch(/valence/i)
+
+    const byBatch = write(
+      'cached-by-batch.csv',
+      `SMILES,Batch,Inhibition\n${smilesOf(3)},${String((molecules[3]!.batches as { molecule_batch_identifier: string }[])[0]!.molecule_batch_identifier)},5\n`,
+    )
+    parsedTexts.length = 0
+    expect((await check(byBatch, 'Batch structures')).problems).toEqual([])
+    expect(parsedTexts).toEqual([])
   })
 
   it('names a decimal comma and a header that differs only in case', async () => {

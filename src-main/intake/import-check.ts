@@ -2,10 +2,10 @@
  * The local pre-validation of an import file (src-common/intake/import-check.ts says what it
  * reports): the file is read as a stream by the reader of its format, each record is checked
  * against the mapping template and the protocol's readout definitions, its structures are parsed
- * by RDKit in the chemistry workers, a batch of records at a time, and its molecule and batch
- * references are looked up in the cache at the end, each column's distinct values in one query
- * (store/reference-lookup.ts). A file that cannot be read is a report with a `file` problem; only
- * an abort rejects.
+ * by RDKit in the chemistry workers, a batch of records at a time (those the cache holds as a
+ * readable molecule structure need none), and its molecule and batch references are looked up in
+ * the cache at the end, each column's distinct values in one query (store/reference-lookup.ts). A
+ * file that cannot be read is a report with a `file` problem; only an abort rejects.
  */
 import path from 'node:path'
 import {
@@ -28,7 +28,6 @@ import {
   type ScannedFile,
 } from './import-file-source.ts'
 import { readSdf } from './import-sdf-reader.ts'
-import type { MolblockResult } from '../chem/worker-protocol.ts'
 import type { ImportTable } from './import-table.ts'
 import {
   mappedColumns,
@@ -153,7 +152,12 @@ export class LocalImportChecker implements ImportChecker {
       const template = await this.#template(input, lookup, signal)
       const plan = planColumns(input, report.format, table.columns, template, lookup, problems)
       const references = new ReferenceRows()
-      const structures = new StructureQueue(this.#options.structureProblems, problems, signal)
+      const structures = new StructureQueue(
+        this.#options.structureProblems,
+        (texts) => lookup.storedStructures(input.vaultId, texts),
+        problems,
+        signal,
+      )
       for await (const record of table.records) {
         signal?.throwIfAborted()
         report.rows = record.row
@@ -448,22 +452,41 @@ function checkReadout(
   }
 }
 
+/** The texts among these that are the structure of a cached molecule RDKit read. */
+type StoredStructures = (texts: readonly string[]) => ReadonlySet<string>
+
+interface WaitingStructure {
+  row: number
+  column: string | null
+  text: string
+}
+
 /**
  * Structures waiting for the workers, parsed a batch at a time while reading goes on (two
- * batches in flight at most, so that memory stays bounded); a text repeated in the file is
- * parsed once. When the workers fail (not the structure: a worker), the report says which rows
- * went unchecked instead of failing the whole check.
+ * batches in flight at most, so that memory stays bounded). Only new texts reach RDKit: a text
+ * repeated in the file is parsed once, and one equal to the structure of any cached molecule
+ * that the structure index read (an instrument's file of registered compounds carries theirs) is
+ * known to parse; whether it is the molecule the row names is the reference check's business.
+ * When the workers fail (not the structure: a worker), the report says which rows went unchecked
+ * instead of failing the whole check.
  */
 class StructureQueue {
   readonly #parse: StructureProblems
+  readonly #stored: StoredStructures
   readonly #problems: ProblemList
   readonly #signal: AbortSignal | undefined
   readonly #known = new Map<string, string | null>()
   readonly #inFlight = new Set<Promise<void>>()
-  #waiting: { row: number; column: string | null; text: string }[] = []
+  #waiting: WaitingStructure[] = []
 
-  constructor(parse: StructureProblems, problems: ProblemList, signal?: AbortSignal) {
+  constructor(
+    parse: StructureProblems,
+    stored: StoredStructures,
+    problems: ProblemList,
+    signal?: AbortSignal,
+  ) {
     this.#parse = parse
+    this.#stored = stored
     this.#problems = problems
     this.#signal = signal
   }
@@ -491,12 +514,22 @@ class StructureQueue {
     this.#inFlight.add(batch)
   }
 
-  async #check(waiting: { row: number; column: string | null; text: string }[]): Promise<void> {
-    const unknown = [
-      ...new Set(waiting.map((item) => item.text).filter((text) => !this.#known.has(text))),
-    ]
+  async #check(waiting: WaitingStructure[]): Promise<void> {
+    // This batch's verdicts are its own: another batch may forget remembered ones meanwhile.
+    const verdicts = new Map<string, string | null>()
+    const unseen: string[] = []
+    for (const { text } of waiting) {
+      const known = this.#known.get(text)
+      if (known !== undefined) verdicts.set(text, known)
+      else if (!verdicts.has(text)) {
+        verdicts.set(text, null)
+        unseen.push(text)
+      }
+    }
+    const cached = this.#stored(unseen)
+    const unknown = unseen.filter((text) => !cached.has(text))
+    let answers: (string | null)[] = []
     if (unknown.length > 0) {
-      let answers: (string | null)[]
       try {
         answers = await this.#parse(unknown, this.#signal)
       } catch (error) {
@@ -511,12 +544,13 @@ class StructureQueue {
         })
         return
       }
-      // Remembered while few: an SD file's molblocks are large, and rarely repeated.
-      if (this.#known.size > rememberedStructures) this.#known.clear()
-      unknown.forEach((text, index) => this.#known.set(text, answers[index] ?? null))
     }
+    unknown.forEach((text, index) => verdicts.set(text, answers[index] ?? null))
+    // Remembered while few: an SD file's molblocks are large, and rarely repeated.
+    if (this.#known.size + verdicts.size > rememberedStructures) this.#known.clear()
+    for (const [text, verdict] of verdicts) this.#known.set(text, verdict)
     for (const item of waiting) {
-      const problem = this.#known.get(item.text)
+      const problem = verdicts.get(item.text)
       if (!problem) continue
       this.#problems.add({
         kind: 'structure',
@@ -630,14 +664,4 @@ class ProblemList {
 function shorten(value: string): string {
   const flat = value.replace(/\s+/g, ' ')
   return flat.length > shownValueLength ? `${flat.slice(0, shownValueLength - 1)}…` : flat
-}
-
-/** Structure problems from anything that writes molblocks in the chemistry workers. */
-export function structureProblemsFrom(chemistry: {
-  molblocks(structures: readonly string[], signal?: AbortSignal): Promise<MolblockResult[]>
-}): StructureProblems {
-  return async (structures, signal) =>
-    (await chemistry.molblocks(structures, signal)).map((result) =>
-      'problem' in result ? result.problem : null,
-    )
 }

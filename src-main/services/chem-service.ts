@@ -17,6 +17,7 @@ import {
   normalizeSearchRequest,
   type StructureCriterion,
 } from '../chem/structure-search-request.ts'
+import { checkStructuresInWorkers } from '../chem/structure-check.ts'
 import { ChemWorkerPool } from '../chem/worker-pool.ts'
 import type { MolblockResult } from '../chem/worker-protocol.ts'
 import type {
@@ -71,6 +72,12 @@ export interface ChemService {
    * converted in the workers in batches; a structure RDKit cannot read comes back with the reason.
    */
   molblocks(structures: readonly string[], signal?: AbortSignal): Promise<MolblockResult[]>
+  /**
+   * Whether each structure (SMILES, CXSMILES or a molfile) parses, in order: null where RDKit reads
+   * and sanitizes it, else why not in RDKit's words; parsed only (chem/structure-check.ts), in
+   * the workers, for an import check's structures.
+   */
+  structureProblems(structures: readonly string[], signal?: AbortSignal): Promise<(string | null)[]>
   /**
    * A structure search of a few structures outside the index (molecules registered offline):
    * each one's score (1 for a substructure or exact hit), or null where it does not match.
@@ -292,6 +299,13 @@ export class LocalChemService implements ChemService {
       ),
     )
     return answers.flat()
+  }
+
+  async structureProblems(
+    structures: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<(string | null)[]> {
+    return checkStructuresInWorkers(this.#workers(), structures, signal)
   }
 
   async list(

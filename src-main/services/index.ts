@@ -18,7 +18,7 @@ import { ConnectionsRepository } from '../store/connections-repository.ts'
 import { SettingsRepository } from '../store/settings-repository.ts'
 import { WatchRepository } from '../store/watch-repository.ts'
 import type { ImportChecker } from '../intake/import-checker.ts'
-import { LocalImportChecker, structureProblemsFrom } from '../intake/import-check.ts'
+import { LocalImportChecker } from '../intake/import-check.ts'
 import { WatchService } from './watch-service.ts'
 import { BrowseService } from './browse-service.ts'
 import { ResultsService } from './results-service.ts'
@@ -285,7 +285,7 @@ export function createServices(options: ServiceOptions): Services {
     options.importChecker ??
     new LocalImportChecker({
       cacheFileOf: (connectionId) => runtimes.get(connectionId).cache.file,
-      structureProblems: structureProblemsFrom(chem),
+      structureProblems: (structures, signal) => chem.structureProblems(structures, signal),
       fetchMappingTemplate: async (connectionId, vaultId, templateId, signal) =>
         runtimes.get(connectionId).client.mappingTemplates.get(vaultId, templateId, {
           timeoutMs: mappingTemplateTimeoutMs,

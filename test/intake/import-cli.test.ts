@@ -145,6 +145,24 @@ describe('vault-desk import checks the file first', { timeout: 180_000 }, () => 
     expect(await queuedCount()).toBe(before + 1)
   })
 
+  it("--check has the app's chemistry workers parse the file's structures", async () => {
+    const withStructures = file(
+      'structures.csv',
+      `SMILES,Catalog ID,Compound,Received\nCCO,EN-4,${knownName},2026-11-04\nC(C)(C)(C)(C)C,EN-5,${knownName},2026-11-05\n`,
+    )
+    const checked = await vaultDesk([...importArgs(withStructures, '--check'), '--json'])
+    expect(checked.code, checked.stderr).toBe(1)
+    const { problems } = JSON.parse(checked.stdout).check as {
+      problems: { kind: string; row: number; column: string; message: string }[]
+    }
+    expect(problems.filter((problem) => problem.kind === 'structure')).toEqual([
+      expect.objectContaining({ row: 2, column: 'SMILES' }),
+    ])
+    expect(problems.find((problem) => problem.kind === 'structure')!.message).toMatch(
+      /^The structure does not parse: Invalid SMILES: .*valence/i,
+    )
+  })
+
   it('refuses --check without a template, and --check with --queue-anyway', async () => {
     const clean = file('plain.csv', 'a\n1\n')
     expect((await vaultDesk(['import', '--vault', String(vaultId), clean, '--check'])).code).toBe(2)
