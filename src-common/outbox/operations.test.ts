@@ -50,8 +50,9 @@ describe('operation declarations', () => {
       'curve.update',
       'molecule.create',
       'batch.create',
+      'search.create',
     ])
-    expect(new Set(operationNames.map((name) => declarationOf(name).label)).size).toBe(18)
+    expect(new Set(operationNames.map((name) => declarationOf(name).label)).size).toBe(19)
     expect(isOperationName('eln.create')).toBe(true)
     expect(isOperationName('toString')).toBe(false)
   })

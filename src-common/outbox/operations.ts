@@ -21,6 +21,7 @@ import type { ImportSettings } from './payloads/imports.ts'
 import type { NewSample, SampleCorrection } from './payloads/inventory-samples.ts'
 import type { NewPlate, PlateCorrection } from './payloads/plates.ts'
 import type { ReadoutCorrection } from './payloads/readout-rows.ts'
+import type { NewSavedSearch } from './payloads/saved-searches.ts'
 import type {
   BatchCorrection,
   MoleculeCorrection,
@@ -298,6 +299,15 @@ export const operationDeclarations = {
         ? 'Create a batch of the molecule with this structure'
         : 'Register a new structure with its first batch'
     },
+  }),
+  'search.create': declare<NewSavedSearch>()({
+    label: 'New saved search',
+    icon: 'outbox',
+    recordKind: 'saved_searches',
+    file: 'none',
+    request: 'change',
+    editable: ['name', 'projects', 'search_criteria'],
+    summary: (payload) => `Save the search "${payload.name}"`,
   }),
 }
 

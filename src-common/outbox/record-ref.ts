@@ -19,6 +19,7 @@ export type OutboxRecordKind = Extract<
   | 'eln_entries'
   | 'files'
   | 'slurps'
+  | 'saved_searches'
 >
 
 /**

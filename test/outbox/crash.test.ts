@@ -172,6 +172,30 @@ const scenarios: Scenario[] = [
     traceable: true,
   },
   {
+    name: 'a new saved search (found again by its name)',
+    user: 'writer',
+    request: (tag) => ({
+      connectionId,
+      vaultId: harness.vaultId,
+      operation: 'search.create',
+      payload: {
+        name: `Crash search ${tag}`,
+        projects: [harness.sim.cast.projects.kinase.id],
+        search_criteria: { structure: 'c1ccccc1', structure_search_type: 'substructure' },
+      },
+    }),
+    change: {
+      operation: 'POST /vaults/{vault_id}/searches',
+      path: /^POST \/vaults\/\d+\/searches$/,
+    },
+    onServer: (tag) =>
+      count(
+        'SELECT COUNT(*) AS count FROM saved_search_sessions WHERE name = ?',
+        `Crash search ${tag}`,
+      ),
+    traceable: true,
+  },
+  {
     name: 'a new molecule (found again by its name and structure)',
     user: 'writer',
     request: (tag) => ({

@@ -9,6 +9,7 @@ import { plateCreate, plateUpdate } from './plates.ts'
 import { readoutUpdate } from './readout-rows.ts'
 import { batchCreate, moleculeCreate } from './registrations.ts'
 import { batchUpdate, moleculeUpdate } from './registry-records.ts'
+import { searchCreate } from './saved-searches.ts'
 
 /**
  * How each operation is sent, by name (`operationDeclarations` in common declares what it is);
@@ -33,4 +34,5 @@ export const operations = stored({
   'curve.update': curveUpdate,
   'molecule.create': moleculeCreate,
   'batch.create': batchCreate,
+  'search.create': searchCreate,
 })
