@@ -158,6 +158,15 @@ export type {
   WellGroup,
 } from './plates/contract.ts'
 export type { ExportFormat, ExportProgress, ExportStarted } from './exports/contract.ts'
+export type {
+  SavedSearchProposal,
+  SavedSearchQuestion,
+  SavedSearchRun,
+  SavedSearchSaved,
+  SavedSearchSummary,
+  SavedSearchVaultRun,
+  UntranslatedPart,
+} from './searches/contract.ts'
 export type { SyncSettings } from './sync/contract.ts'
 export type {
   AttachmentBudget,

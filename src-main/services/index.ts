@@ -309,6 +309,12 @@ export function createServices(options: ServiceOptions): Services {
     events,
     log: log.child({ component: 'exports' }),
   })
+  const searches = new SavedSearchesService({
+    runtimes,
+    outbox,
+    events,
+    log: log.child({ component: 'saved-searches' }),
+  })
   const attachments = new AttachmentsService({
     root: config.attachmentsDir,
     runtimes,
@@ -373,7 +379,7 @@ export function createServices(options: ServiceOptions): Services {
     chem,
     novelty,
     exports,
-    searches: new SavedSearchesService(runtimes),
+    searches,
     attachments,
     demo,
     outbox,
@@ -394,6 +400,7 @@ export function createServices(options: ServiceOptions): Services {
       clearInterval(lockRetry)
       closing ??= (async () => {
         await exports.close()
+        searches.close()
         await attachments.close()
         await sync.close()
         await demo.close()

@@ -1,4 +1,5 @@
 import type { ImportCheckReport } from '../../src-common/intake/import-check.ts'
+import type { SavedSearchVaultRun } from '../../src-common/searches/vault-run.ts'
 import type { ErrorValue } from './app-error.ts'
 import type { AppNotice } from './app-notices.ts'
 import type { AppStatus } from './app-status.ts'
@@ -42,6 +43,8 @@ export interface AppEvents {
   'exports.progress': ExportProgress
   /** A watched instrument folder took, held, skipped or lost sight of something. */
   'watch.activity': WatchActivity
+  /** A saved search run on the vault went on (queued, running, downloading), or ended. */
+  'searches.vaultRun': SavedSearchVaultRun
 }
 
 /** What a watched instrument folder did, in words and as data (the CLI's `watch --json` lines). */
@@ -134,6 +137,7 @@ export const appEventNames = [
   'chem.indexProgress',
   'exports.progress',
   'watch.activity',
+  'searches.vaultRun',
 ] as const satisfies readonly AppEventName[]
 
 /** Fails to compile when an event of AppEvents is missing from appEventNames. */

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import Papa from 'papaparse'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VaultClient } from '../../src-main/api/client.ts'
 import { LimiterRegistry } from '../../src-main/api/limiter-registry.ts'
@@ -327,5 +328,52 @@ describe('vault-desk find --saved', { timeout: 180_000 }, () => {
     const stray = await vaultDesk(['find', '--vault', String(main), '--translatable-part'])
     expect(stray.code).toBe(2)
     expect(stray.stderr).toContain('--translatable-part goes with --saved NAME')
+  })
+})
+
+describe('vault-desk searches run --on-vault', { timeout: 180_000 }, () => {
+  it('has the vault run the saved search and saves its file whole, progress on stderr', async () => {
+    const output = path.join(dataDir, 'quinazolines.csv')
+    const run = await vaultDesk([
+      'searches',
+      'run',
+      'Quinazoline cores',
+      '--on-vault',
+      '--format',
+      'csv',
+      '--output',
+      output,
+      '--vault',
+      String(main),
+    ])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toContain('running on the vault (export ')
+    expect(run.stdout).toContain(`Saved search 'Quinazoline cores' run on the vault:`)
+    expect(run.stdout).toContain(output)
+    const { data, errors } = Papa.parse<Record<string, string>>(fs.readFileSync(output, 'utf8'), {
+      header: true,
+      skipEmptyLines: true,
+    })
+    expect(errors).toEqual([])
+    const ids = data.map((row) => Number(row.id)).sort((a, b) => a - b)
+    expect(ids).toEqual((await vaultAnswer('Quinazoline cores')).all)
+    expect(fs.readdirSync(dataDir).filter((name) => name.includes('quinazolines'))).toEqual([
+      'quinazolines.csv',
+    ])
+  })
+
+  it('refuses a format the vault has not, a missing folder and a missing --on-vault, writing nothing', async () => {
+    const base = ['searches', 'run', 'Quinazoline cores', '--vault', String(main)]
+    const xlsx = await vaultDesk([...base, '--on-vault', '--format', 'xlsx', '--output', 'a.xlsx'])
+    expect(xlsx.code).toBe(2)
+    expect(xlsx.stderr).toContain('--format takes csv, sdf, json')
+    const folder = path.join(dataDir, 'missing', 'hits.sdf')
+    const missing = await vaultDesk([...base, '--on-vault', '--format', 'sdf', '--output', folder])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain(`The folder ${path.dirname(folder)} does not exist`)
+    const offline = await vaultDesk([...base, '--format', 'csv', '--output', 'x.csv'])
+    expect(offline.code).toBe(2)
+    expect(offline.stderr).toContain('give --on-vault (offline, use find --saved NAME)')
+    expect(fs.existsSync(path.join(dataDir, 'missing'))).toBe(false)
   })
 })

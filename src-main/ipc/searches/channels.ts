@@ -1,2 +1,9 @@
-export const searchesChannels = ['searches.list', 'searches.run'] as const
+export const searchesChannels = [
+  'searches.list',
+  'searches.run',
+  'searches.propose',
+  'searches.save',
+  'searches.runOnVault',
+  'searches.cancelVaultRun',
+] as const
 export type SearchesChannel = (typeof searchesChannels)[number]

@@ -10,5 +10,14 @@ export function searchesHandlers(services: Services): DomainHandlers<SearchesCha
         search,
         ...(translatablePart !== undefined ? { translatablePart } : {}),
       }),
+    'searches.propose': ({ connectionId, vaultId, search }) =>
+      services.searches.propose(connectionId, vaultId, search),
+    'searches.save': ({ connectionId, vaultId, ...request }) =>
+      services.searches.save(connectionId, vaultId, request),
+    'searches.runOnVault': ({ connectionId, vaultId, ...request }) =>
+      services.searches.startVaultRun(connectionId, vaultId, request),
+    'searches.cancelVaultRun': ({ runId }) => ({
+      cancelled: services.searches.cancelVaultRun(runId),
+    }),
   }
 }
