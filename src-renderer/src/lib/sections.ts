@@ -20,7 +20,7 @@ export interface Section {
   views: readonly SectionView[]
 }
 
-export type SectionViewId = 'results'
+export type SectionViewId = 'results' | 'saved-searches'
 
 export interface SectionView {
   id: SectionViewId
@@ -28,6 +28,7 @@ export interface SectionView {
 }
 
 const views: Partial<Record<SectionId, readonly SectionView[]>> = {
+  molecules: [{ id: 'saved-searches', label: 'Saved searches' }],
   assays: [{ id: 'results', label: 'Results' }],
 }
 

@@ -180,7 +180,7 @@ export function progressText(job: Pick<ExportJob, 'written' | 'total' | 'noun'>)
 }
 
 /** Downloads through a link, as a person's click on one would. */
-function browserDownload(href: string, name: string): void {
+export function browserDownload(href: string, name: string): void {
   const link = document.createElement('a')
   link.href = href
   link.download = name

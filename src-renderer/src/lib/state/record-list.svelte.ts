@@ -25,6 +25,17 @@ export interface RecordListOptions {
   projectFilter: ProjectFilter
   /** Filters that are part of the list itself (a run's readout rows), not the person's choice. */
   fixedFilters?: Readonly<Record<string, FilterValue>>
+  /**
+   * Criteria that are part of the list itself (a saved search run offline): vault-defined field
+   * values, results criteria, and a project that replaces the person's project choice.
+   */
+  fixedCriteria?: Readonly<{
+    fields?: Record<string, string>
+    results?: string[]
+    projectId?: number
+  }>
+  /** The structure criterion the list starts with (a saved search's); the person may change it. */
+  initialStructure?: StructureCriterionArgs
   sort?: SortState | null
   pageSize?: number
   /** How long to wait before asking again while a structure search is still counting (ms). */
@@ -78,6 +89,7 @@ export class RecordList {
     this.options = options
     this.#pages = new PageBook(options.pageSize ?? 100)
     this.sort = options.sort ?? null
+    this.structure = options.initialStructure ?? null
   }
 
   setText(text: string): void {
@@ -121,6 +133,8 @@ export class RecordList {
 
   setProject(projectId: number | null): void {
     if (projectId === this.projectId || this.options.projectFilter === null) return
+    // A saved search belongs to its project, whichever the person has chosen.
+    if (this.options.fixedCriteria?.projectId !== undefined) return
     this.projectId = projectId
     this.#restart()
   }
@@ -237,21 +251,22 @@ export class RecordList {
    * the project, by structure, sorted (what an export of the list asks too).
    */
   listQuestion(): Omit<ListArgs, 'limit' | 'offset'> {
-    const { connectionId, vaultId, kind, projectFilter, fixedFilters } = this.options
+    const { connectionId, vaultId, kind, projectFilter, fixedFilters, fixedCriteria } = this.options
     const filters = { ...this.filters, ...fixedFilters }
     if (projectFilter === 'project_id' && this.projectId !== null) {
       filters.project_id = this.projectId
     }
     const text = this.text.trim()
+    const projectId = fixedCriteria?.projectId ?? this.projectId
     return {
       connectionId,
       vaultId,
       kind,
       ...(text ? { text } : {}),
       ...(Object.keys(filters).length > 0 ? { filters } : {}),
-      ...(projectFilter === 'projects' && this.projectId !== null
-        ? { projectId: this.projectId }
-        : {}),
+      ...(fixedCriteria?.fields ? { fields: fixedCriteria.fields } : {}),
+      ...(fixedCriteria?.results ? { results: fixedCriteria.results } : {}),
+      ...(projectFilter === 'projects' && projectId !== null ? { projectId } : {}),
       ...(this.structure ? { structure: this.structure } : {}),
       ...(this.properties ? { properties: this.properties } : {}),
       ...(this.sort

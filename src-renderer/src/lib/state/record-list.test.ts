@@ -229,3 +229,33 @@ describe('RecordList', () => {
     expect(list.properties).toBeNull()
   })
 })
+
+describe('a list whose criteria are its own (a saved search run offline)', () => {
+  it('asks with its fields, results, project and structure, whatever project the person chose', () => {
+    const structure = { kind: 'substructure', query: 'c1ncnc2ccccc12' } as const
+    const list = new RecordList(quietBridge(), () => {}, {
+      ...options,
+      fixedCriteria: {
+        fields: { Priority: '1' },
+        results: ['Kinase IC50: IC50 < 1 uM'],
+        projectId: 3,
+      },
+      initialStructure: structure,
+    })
+    list.setProject(7)
+    list.setText('quin')
+    expect(list.structure).toEqual(structure)
+    expect(list.listQuestion()).toEqual({
+      ...scope,
+      text: 'quin',
+      fields: { Priority: '1' },
+      results: ['Kinase IC50: IC50 < 1 uM'],
+      projectId: 3,
+      structure,
+    })
+    // The person may still change the structure; the saved criteria stay.
+    list.setStructure(null)
+    expect(list.listQuestion()).not.toHaveProperty('structure')
+    expect(list.listQuestion()).toMatchObject({ projectId: 3, fields: { Priority: '1' } })
+  })
+})

@@ -29,6 +29,8 @@ export type Route =
   | { kind: 'record'; record: BrowseKind; id: number; match?: StructureMatch }
   /** A results table of the assays, its columns, order and filters in the address. */
   | { kind: 'results'; question: ResultsQuestion }
+  /** The vault's saved searches; `run`: the one run offline, by name, as a list. */
+  | { kind: 'savedSearches'; run: string | null }
   /** A notebook entry written offline, named by the outbox item creating it. */
   | { kind: 'draft'; item: number }
   | { kind: 'gallery' }
@@ -52,6 +54,7 @@ export function parseRoute(hash: string): Route {
   if (path === '') return sectionRoute(defaultSection)
   if (path === 'gallery') return { kind: 'gallery' }
   if (path === resultsPath) return { kind: 'results', question: parseResultsQuery(search ?? '') }
+  if (path === savedSearchesPath) return { kind: 'savedSearches', run: runOf(search ?? '') }
   if (isSectionId(path)) return sectionRoute(path)
   const draft = /^entries\/new\/(\d{1,15})$/.exec(path)
   if (draft) return { kind: 'draft', item: Number(draft[1]) }
@@ -86,7 +89,31 @@ export interface SectionTab {
   href: string
 }
 
-const viewHrefs: Record<SectionViewId, string> = { results: resultsHref() }
+const savedSearchesPath = 'saved-searches'
+
+/** The saved searches, or (`run`, a name) one of them run offline as a list. */
+export function savedSearchesHref(run?: string): string {
+  return run === undefined
+    ? `#/${savedSearchesPath}`
+    : `#/${savedSearchesPath}?run=${encodeURIComponent(run)}`
+}
+
+/** The saved search named by `run=` in an address's query, or null. */
+function runOf(query: string): string | null {
+  const encoded = /(?:^|&)run=([^&]*)/.exec(query)?.[1]
+  if (encoded === undefined) return null
+  try {
+    const run = decodeURIComponent(encoded.replace(/\+/g, ' ')).trim()
+    return run === '' ? null : run
+  } catch {
+    return null
+  }
+}
+
+const viewHrefs: Record<SectionViewId, string> = {
+  results: resultsHref(),
+  'saved-searches': savedSearchesHref(),
+}
 
 /** The tabs of a section: its lists, then its other screens. */
 export function sectionTabs(section: Section): SectionTab[] {
@@ -104,6 +131,7 @@ export function sectionTabs(section: Section): SectionTab[] {
 export function sectionOf(route: Route): SectionId | null {
   if (route.kind === 'section') return route.section
   if (route.kind === 'results') return 'assays'
+  if (route.kind === 'savedSearches') return 'molecules'
   if (route.kind === 'record') return browseKind(route.record).section
   if (route.kind === 'draft') return 'notebook'
   return null

@@ -5,6 +5,7 @@ import { emptyQuestion, resultsHref } from '../results/results-address.ts'
 import { sectionById } from '../sections.ts'
 import {
   parseRoute,
+  savedSearchesHref,
   sectionHref,
   sectionListHref,
   sectionOf,
@@ -156,5 +157,25 @@ describe('a molecule reached from a substructure search', () => {
       section: 'plates',
       list: 'plates',
     })
+  })
+})
+
+describe('saved searches', () => {
+  it('is a tab of the molecules section, and runs one offline by its name in the address', () => {
+    expect(sectionTabs(sectionById('molecules')).at(-1)).toEqual({
+      id: 'saved-searches',
+      label: 'Saved searches',
+      href: '#/saved-searches',
+    })
+    expect(parseRoute(savedSearchesHref())).toEqual({ kind: 'savedSearches', run: null })
+    const name = 'Hits & misses: 50% +/- ÜNï 化合物?'
+    const route = parseRoute(savedSearchesHref(name))
+    expect(route).toEqual({ kind: 'savedSearches', run: name })
+    expect(sectionOf(route)).toBe('molecules')
+    expect(parseRoute('#/saved-searches?run=%E0%A4%A')).toEqual({
+      kind: 'savedSearches',
+      run: null,
+    })
+    expect(parseRoute('#/saved-searches?run=')).toEqual({ kind: 'savedSearches', run: null })
   })
 })
