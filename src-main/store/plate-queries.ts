@@ -19,8 +19,21 @@ import { indexedCellOf } from '../../src-common/analysis/readouts/comparisons.ts
 import { givenText } from '../../src-common/analysis/readouts/readout-value.ts'
 import { readResultRow } from '../../src-common/analysis/readouts/result-rows.ts'
 import { toLinkId, toNumber, toText, type JsonObject } from '../../src-common/values.ts'
+import {
+  emptyWellColumns,
+  type PendingMark,
+  type PlateRowMarks,
+  type PlateWellColumns,
+} from '../../src-common/plates/well-columns.ts'
 import { AppError } from '../shared/app-error.ts'
 import type { PendingReadoutRow } from './curve-queries.ts'
+
+export type {
+  PendingMark,
+  PlateRowMarks,
+  PlateWellColumns,
+  PlateWellValue,
+} from '../../src-common/plates/well-columns.ts'
 
 /**
  * Plates as the readout value index sees them: the readouts measured on a plate (per run, since a
@@ -50,38 +63,6 @@ export interface PlateReadout {
   controls: { positive: number; negative: number }
 }
 
-/** A correction of the well's readout row waiting in the outbox. */
-export interface PendingMark {
-  state: string
-  itemIds: number[]
-}
-
-export interface PlateWellValue {
-  rowId: number
-  /** The label the vault gave (`A01`); null when the row names no well. */
-  well: string | null
-  batchId: number | null
-  moleculeId: number | null
-  /** `+`, `-`, `#` as the vault wrote it, or null for a sample well. */
-  controlState: string | null
-  /** `number`, `text`, `date`, `boolean` or `empty`, as the index read the cell. */
-  kind: string
-  number: number | null
-  /** `<`, `>`... of a qualified value; such a value is drawn but left out of the statistics. */
-  modifier: string | null
-  text: string | null
-  outlier: boolean
-  note: string | null
-  pending: PendingMark | null
-  /** The well's group and its distance from the group's mean, in the group's SDs. */
-  group: WellGroup | null
-  deviation: number | null
-  /** How many deviation thresholds it is beyond (0: none). */
-  level: number
-  /** Why the statistics leave it out; null when they use it. */
-  excluded: WellExclusion | null
-}
-
 /** Every figure of `PlateQuality` but the per-well deviations (each well carries its own). */
 export interface PlateStatisticsFigures {
   wells: { total: number; used: number; unplaced: number; excluded: number }
@@ -109,12 +90,15 @@ export interface PlateSummary {
 
 export interface PlateReadoutValues {
   readout: PlateReadout
-  wells: PlateWellValue[]
+  /** In the order of the readout rows' ids. */
+  wells: PlateWellColumns
   statistics: PlateStatisticsFigures
 }
 
 export interface PlateAnswer {
   plate: PlateSummary
+  /** Every readout row measured on the plate, whichever its readouts, by id. */
+  rows: PlateRowMarks
   /** By run (latest first), then the protocol's order of readouts. */
   readouts: PlateReadout[]
   /** The readout asked for, or the first with both controls; null when the plate has none. */
@@ -200,6 +184,9 @@ const countColumns = `v.run_id, max(v.run_date) AS run_date, v.protocol_id, v.de
 
 /** The statements that find a plate's or a run's cells (exported for the query plan test). */
 export const plateSql = {
+  // Sorted by id here, not by SQL: ORDER BY id would walk the vault's rows by their (vault, id)
+  // key instead of finding the plate's by its index.
+  plateRows: `SELECT id, well, control_state FROM readout_rows WHERE vault_id = ? AND plate_id = ?`,
   plateReadouts: `SELECT ${countColumns}
       FROM readout_rows r
       CROSS JOIN readout_values v ON v.vault_id = r.vault_id AND v.row_id = r.id
@@ -257,17 +244,36 @@ export class PlateQueries {
       this.#db.prepare(plateSql.plateReadouts).all(vaultId, plateId) as ReadoutCount[],
       catalogue,
     )
+    const rows = this.#rowMarks(vaultId, plateId)
     const readout = chooseReadout(readouts, question, `plate ${plate.name ?? plateId}`)
-    if (!readout) return { plate, readouts, chosen: null }
+    if (!readout) return { plate, rows, readouts, chosen: null }
     const cells = this.#db
       .prepare(plateSql.plateCells)
       .all(vaultId, plateId, readout.definitionId, readout.runId) as CellRow[]
     const overlaid = overlay(cells, question.pending ?? [], catalogue)
     return {
       plate,
+      rows,
       readouts,
       chosen: { readout, ...valuesWithStatistics(overlaid, question.quality) },
     }
+  }
+
+  /** The plate's readout rows' wells and control states, as columns. */
+  #rowMarks(vaultId: number, plateId: number): PlateRowMarks {
+    const marks: PlateRowMarks = { rowId: [], well: [], controlState: [] }
+    const rows = this.#db.prepare(plateSql.plateRows).raw().all(vaultId, plateId) as [
+      number,
+      string | null,
+      string | null,
+    ][]
+    rows.sort((a, b) => a[0] - b[0])
+    for (const [id, well, controlState] of rows) {
+      marks.rowId.push(id)
+      marks.well.push(well)
+      marks.controlState.push(controlState)
+    }
+    return marks
   }
 
   /** A run's plates, each with its wells and statistics of one readout. */
@@ -497,11 +503,11 @@ function overlay(
   })
 }
 
-/** The wells of one readout with the statistics `plateQuality` finds in them. */
+/** The wells of one readout, as columns, with the statistics `plateQuality` finds in them. */
 function valuesWithStatistics(
   cells: readonly OverlaidCell[],
   options: PlateQualityOptions = {},
-): { wells: PlateWellValue[]; statistics: PlateStatisticsFigures } {
+): { wells: PlateWellColumns; statistics: PlateStatisticsFigures } {
   const inputs: PlateWellInput[] = cells.map((cell, index) => ({
     position: cell.well ?? undefined,
     value: wellValue(cell),
@@ -510,31 +516,35 @@ function valuesWithStatistics(
     key: index,
   }))
   const quality = plateQuality(inputs, options)
-  const deviations = new Map(quality.deviations.map((well) => [well.index, well]))
-  const exclusions = new Map(quality.wells.excluded.map((well) => [well.index, well.reason]))
-  const wells = cells.map((cell, index): PlateWellValue => {
-    const deviation = deviations.get(index)
-    return {
-      rowId: cell.row_id,
-      well: cell.well,
-      batchId: cell.batch_id,
-      moleculeId: cell.molecule_id,
-      controlState: cell.control_state,
-      kind: cell.kind,
-      number: cell.number,
-      modifier: cell.modifier,
-      text: cell.text,
-      outlier: cell.outlier === 1,
-      note: cell.note,
-      pending: cell.pending,
-      group: deviation?.group ?? null,
-      deviation: deviation?.deviation ?? null,
-      level: deviation?.level ?? 0,
-      excluded: exclusions.get(index) ?? null,
-    }
-  })
+  const wells = emptyWellColumns()
+  for (const cell of cells) {
+    wells.rowId.push(cell.row_id)
+    wells.well.push(cell.well)
+    wells.batchId.push(cell.batch_id)
+    wells.moleculeId.push(cell.molecule_id)
+    wells.controlState.push(cell.control_state)
+    wells.kind.push(cell.kind)
+    wells.number.push(cell.number)
+    wells.modifier.push(cell.modifier)
+    wells.text.push(cell.text)
+    wells.outlier.push(cell.outlier === 1)
+    wells.note.push(cell.note)
+    wells.pending.push(cell.pending)
+    wells.group.push(null)
+    wells.deviation.push(null)
+    wells.level.push(0)
+    wells.excluded.push(null)
+  }
+  for (const well of quality.deviations) {
+    wells.group[well.index] = well.group
+    wells.deviation[well.index] = well.deviation
+    wells.level[well.index] = well.level
+  }
   const counted: Partial<Record<WellExclusion, number>> = {}
-  for (const { reason } of quality.wells.excluded) counted[reason] = (counted[reason] ?? 0) + 1
+  for (const { index, reason } of quality.wells.excluded) {
+    wells.excluded[index] = reason
+    counted[reason] = (counted[reason] ?? 0) + 1
+  }
   const { deviations: _perWell, wells: wellCounts, ...figures } = quality
   return {
     wells,

@@ -23,6 +23,7 @@ import type { Services } from '../../src-main/services/index.ts'
 import { plateSql } from '../../src-main/store/plate-queries.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
 import type { VaultSim } from '../../src-sim/index.ts'
+import { wellAt, wellCount, wellRows } from '../../src-common/plates/well-columns.ts'
 import { isObject, toLinkId, toNumber, toText } from '../../src-common/values.ts'
 import { nextEvent, testServices } from '../services/support.ts'
 import { requirement } from '../support/environment.ts'
@@ -263,7 +264,7 @@ describe('a fixture plate against values worked out by hand', () => {
       'qualified value': 1,
       'text value': 1,
     })
-    const byWell = new Map(wells.map((well) => [well.well, well]))
+    const byWell = new Map(wellRows(wells).map((well) => [well.well, well]))
     expect(byWell.get('E01')).toMatchObject({ number: 500, outlier: true, excluded: 'outlier' })
     expect(byWell.get('E03')).toMatchObject({
       number: 200,
@@ -312,7 +313,7 @@ describe('a fixture plate against values worked out by hand', () => {
     try {
       const answer = await quality({ plateId: fixture.plate })
       const { statistics, wells } = answer.chosen!
-      expect(wells.find((well) => well.rowId === b02)).toMatchObject({
+      expect(wellAt(wells, wells.rowId.indexOf(b02))).toMatchObject({
         outlier: true,
         excluded: 'outlier',
         pending: { state: 'queued', itemIds: [item!.id] },
@@ -402,9 +403,9 @@ describe('the demo vault’s plates', () => {
           isObject(row.readouts) &&
           isObject(row.readouts[String(chosen.readout.definitionId)]),
       )
-      expect(chosen.wells).toHaveLength(withCell.length)
+      expect(wellCount(chosen.wells)).toBe(withCell.length)
       // Sample wells beside the controls.
-      expect(chosen.wells.length).toBeGreaterThan(
+      expect(wellCount(chosen.wells)).toBeGreaterThan(
         chosen.readout.controls.positive + chosen.readout.controls.negative,
       )
     }
@@ -501,6 +502,7 @@ describe('the demo vault’s plates', () => {
     const db = new Database(cache.file, { readonly: true })
     try {
       const parameters = {
+        plateRows: [main, fixture.plate],
         plateReadouts: [main, fixture.plate],
         plateCells: [main, fixture.plate, fixture.signal, fixture.run],
         runReadouts: [main, fixture.run],
@@ -511,6 +513,11 @@ describe('the demo vault’s plates', () => {
           .prepare(`EXPLAIN QUERY PLAN ${sql}`)
           .all(...parameters[name as keyof typeof plateSql]) as { detail: string }[]
         const details = plan.map((step) => step.detail).join('\n')
+        expect(details, name).not.toMatch(/SCAN/)
+        if (name === 'plateRows') {
+          expect(details, name).toMatch(/^SEARCH readout_rows USING INDEX readout_rows_by_plate_id/)
+          continue
+        }
         expect(details, name).toMatch(/^SEARCH r USING INDEX readout_rows_by_(plate|run)_id/)
         expect(details, name).toMatch(/SEARCH v USING PRIMARY KEY \(vault_id=\? AND row_id=\?/)
         expect(details, name).not.toMatch(/SCAN/)
@@ -518,6 +525,104 @@ describe('the demo vault’s plates', () => {
     } finally {
       db.close()
     }
+  })
+})
+
+describe("a plate's wells as columns", () => {
+  /** Every cached plate with readout rows, the fixture's among them, with its rows' JSON by id. */
+  function platesWithRows() {
+    return cache
+      .list('plates', main, { limit: 100 })
+      .records.map((plate) => {
+        const id = toNumber(plate.id)!
+        const rows = cache
+          .list('readout_rows', main, { filters: { plate_id: id }, limit: 5000 })
+          .records.filter(isObject)
+        return { id, rows }
+      })
+      .filter((plate) => plate.rows.length > 0)
+  }
+
+  it('hold, well by well, the values, marks and controls of the readout rows the vault sent', async () => {
+    const plates = platesWithRows()
+    expect(plates.map((plate) => plate.id)).toContain(fixture.plate)
+    let compared = 0
+    const kinds = new Set<string>()
+    for (const plate of plates) {
+      const rowsById = new Map(plate.rows.map((row) => [toNumber(row.id)!, row]))
+      const first = await quality({ plateId: plate.id })
+      for (const readout of first.readouts) {
+        const answer = await quality({
+          plateId: plate.id,
+          definitionId: readout.definitionId,
+          ...(readout.runId === null ? {} : { runId: readout.runId }),
+        })
+        const { wells } = answer.chosen!
+        const count = wellCount(wells)
+        for (const [field, column] of Object.entries(wells)) {
+          expect(column, `${plate.id}:${readout.definitionId} ${field}`).toHaveLength(count)
+        }
+        expect(count).toBe(readout.wells)
+        for (let index = 0; index < count; index += 1) {
+          const row = rowsById.get(wells.rowId[index]!)!
+          const cell = (row.readouts as Record<string, Record<string, unknown>>)[
+            String(readout.definitionId)
+          ]!
+          const where = `plate ${plate.id}, readout ${readout.definitionId}, row ${row.id}`
+          expect(wells.well[index], where).toBe(toText(row.well))
+          expect(wells.controlState[index], where).toBe(row.control_state ?? null)
+          expect(wells.batchId[index], where).toBe(toLinkId(row.batch))
+          expect(wells.outlier[index], where).toBe(cell.outlier === true)
+          expect(wells.modifier[index], where).toBe(toText(cell.modifier))
+          expect(wells.note[index], where).toBe(toText(cell.note))
+          kinds.add(wells.kind[index]!)
+          if (typeof cell.value === 'number') {
+            expect(wells.kind[index], where).toBe('number')
+            expect(wells.number[index], where).toBe(cell.value)
+          } else if (typeof cell.value === 'string' && wells.kind[index] === 'text') {
+            expect(wells.text[index], where).toBe(cell.value)
+          }
+          compared += 1
+        }
+        // The rows in id order, as the value index keys them.
+        expect(wells.rowId).toEqual([...wells.rowId].sort((a, b) => a - b))
+      }
+      // Every readout row of the plate, whichever readout, for its layout.
+      const ids = [...rowsById.keys()].sort((a, b) => a - b)
+      expect(first.rows.rowId).toEqual(ids)
+      expect(first.rows.well).toEqual(ids.map((id) => toText(rowsById.get(id)!.well)))
+      expect(first.rows.controlState).toEqual(
+        ids.map((id) => rowsById.get(id)!.control_state ?? null),
+      )
+    }
+    expect(compared).toBeGreaterThan(1000)
+    expect(kinds).toEqual(new Set(['number', 'text']))
+  })
+
+  it("give one well as an object, refusing an index outside the plate's wells", async () => {
+    const { wells } = (await quality({ plateId: fixture.plate })).chosen!
+    const e03 = wells.well.indexOf('E03')
+    expect(wellAt(wells, e03)).toEqual({
+      rowId: fixture.plate + fixture.wells.findIndex(([well]) => well === 'E03'),
+      well: 'E03',
+      batchId: 1,
+      moleculeId: null,
+      controlState: null,
+      kind: 'number',
+      number: 200,
+      modifier: '>',
+      text: wells.text[e03],
+      outlier: false,
+      note: null,
+      pending: null,
+      group: null,
+      deviation: null,
+      level: 0,
+      excluded: 'qualified value',
+    })
+    expect(wellRows(wells).map((well) => well.well)).toEqual(wells.well)
+    expect(() => wellAt(wells, 19)).toThrow("Well 19 is not among the plate's 19 wells (0 to 18).")
+    expect(() => wellAt(wells, -1)).toThrow(/not among the plate's 19 wells/)
   })
 })
 

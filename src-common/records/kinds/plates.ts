@@ -22,7 +22,8 @@ export const plates = declareKind({
     { kind: 'batches', column: 'id', from: { json: wellLinks('batch') } },
     { kind: 'inventory_samples', column: 'id', from: { json: wellLinks('sample') } },
     { kind: 'control_layouts', column: 'plate_id', from: { own: 'id' } },
-    { kind: 'readout_rows', column: 'plate_id', from: { own: 'id' }, many: true },
+    // Not its readout rows: a 1536-well plate's are a megabyte of records, where its page wants
+    // each row's well and control state, which `plates.quality` sends as columns.
   ],
   browse: {
     slug: 'plates',

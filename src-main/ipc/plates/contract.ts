@@ -21,8 +21,12 @@ export type {
   PlateReadoutValues,
   PlateStatisticsFigures,
   PlateSummary,
-  PlateWellValue,
 } from '../../store/plate-queries.ts'
+export type {
+  PlateRowMarks,
+  PlateWellColumns,
+  PlateWellValue,
+} from '../../../src-common/plates/well-columns.ts'
 export type {
   GroupStatistics,
   LineMean,
@@ -98,8 +102,9 @@ export const platesSchemas = {
 
 export interface PlatesResults {
   /**
-   * A plate's readouts (per run), and one readout's wells (value, control state, outlier,
-   * pending correction, deviation from its group) with the plate's statistics and flag.
+   * A plate's readouts (per run), the wells of its readout rows, and one readout's wells as
+   * columns (value, control state, outlier, pending correction, deviation from its group) with
+   * the plate's statistics and flag.
    */
   'plates.quality': PlateQualityAnswer
   /** A run's plates, each with its wells and statistics of one readout. */

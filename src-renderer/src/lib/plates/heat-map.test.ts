@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { heatGeometry, heatGrid, targetAt } from './heat-map.ts'
-
-type PlateWellValue = Parameters<typeof heatGrid>[1][number]
+import type { PlateWellValue } from '../../../../src-common/plates/well-columns.ts'
+import { wellColumns } from '../../../../src-common/plates/well-columns.ts'
+import { heatGeometry, heatGrid, heatValue, scaledNumbers, targetAt } from './heat-map.ts'
 
 function value(well: string | null, number: number | null = 1): PlateWellValue {
   return {
@@ -31,25 +31,34 @@ describe('heat map grids', () => {
       [384, 16, 24, 'P24'],
       [1536, 32, 48, 'AF48'],
     ] as const) {
-      const grid = heatGrid(size, [value('A01', 5), value(last, 7)])
+      const grid = heatGrid(size, wellColumns([value('A01', 5), value(last, 7)]))
       expect([grid.rows, grid.columns]).toEqual([rows, columns])
-      expect(grid.wells[0]![0]!.value?.number).toBe(5)
-      expect(grid.wells[rows - 1]![columns - 1]!.value?.number).toBe(7)
+      expect(heatValue(grid, grid.wells[0]![0]!)?.number).toBe(5)
+      expect(heatValue(grid, grid.wells[rows - 1]![columns - 1]!)?.number).toBe(7)
+      expect(heatValue(grid, grid.wells[0]![1]!)).toBeNull()
     }
   })
 
   it('keeps a repeated well’s first value and counts the others; sets aside unreadable labels', () => {
-    const grid = heatGrid(96, [
-      value('B02', 1),
-      value('B2', 2),
-      value('??'),
-      value(null),
-      value('ZZ999'),
-    ])
-    expect(grid.wells[1]![1]).toMatchObject({ position: 'B02', repeats: 1 })
-    expect(grid.wells[1]![1]!.value?.number).toBe(1)
-    expect(grid.unplaced).toHaveLength(3)
+    const grid = heatGrid(
+      96,
+      wellColumns([value('B02', 1), value('B2', 2), value('??'), value(null), value('ZZ999')]),
+    )
+    expect(grid.wells[1]![1]).toMatchObject({ position: 'B02', at: 0, repeats: 1 })
+    expect(heatValue(grid, grid.wells[1]![1]!)?.number).toBe(1)
+    expect(grid.unplaced).toEqual([2, 3, 4])
     expect([grid.rows, grid.columns]).toEqual([8, 12])
+  })
+
+  it('scale over the numbers the statistics use: no outliers, text or empty wells', () => {
+    const values = wellColumns([
+      value('A01', 5),
+      { ...value('A02', 900), outlier: true },
+      value('A03', null),
+      { ...value('A04', null), kind: 'text', text: 'n/a' },
+      { ...value('A05', 30), modifier: '>' },
+    ])
+    expect(scaledNumbers(values)).toEqual([5, 30])
   })
 
   it('find the well or mean strip under a point', () => {

@@ -5,7 +5,12 @@
  * milliseconds, where as many elements take a layout of their own; the text alternative is the
  * wells table and the focus moves over wells by keyboard (PlateHeatMap.svelte).
  */
-import type { LineMean, PlateWellValue } from '../../../../src-main/ipc/contract.ts'
+import type {
+  LineMean,
+  PlateWellColumns,
+  PlateWellValue,
+} from '../../../../src-main/ipc/contract.ts'
+import { wellAt, wellCount } from '../../../../src-common/plates/well-columns.ts'
 import { plateDimensions, parseWellPosition, wellPosition } from './plate-layout.ts'
 import type { HeatScale } from './heat-scale.ts'
 
@@ -13,8 +18,8 @@ export interface HeatWell {
   row: number
   column: number
   position: string
-  /** The well's value (its first, if the readout was read more than once there). */
-  value: PlateWellValue | null
+  /** Where the well's value is in the grid's columns (its first, if read more than once). */
+  at: number | null
   /** Further values of the readout in the same well (a repeated read). */
   repeats: number
 }
@@ -24,21 +29,24 @@ export interface HeatGrid {
   columns: number
   /** Row by row. */
   wells: HeatWell[][]
-  /** Values whose well label could not be read, or lies outside the grid. */
-  unplaced: PlateWellValue[]
+  /** The values the wells point into, as main sent them. */
+  values: PlateWellColumns
+  /** Values (by place in the columns) whose label could not be read, or lies off the grid. */
+  unplaced: number[]
 }
 
 /** Wells larger than this many are not drawn: the grid would not be a plate. */
 const largestGrid = 3456
 
 /** The grid of a plate of `size` wells (its standard format) with the values placed on it. */
-export function heatGrid(size: number | null, values: readonly PlateWellValue[]): HeatGrid {
-  const placed: { row: number; column: number; value: PlateWellValue }[] = []
-  const unplaced: PlateWellValue[] = []
-  for (const value of values) {
-    const at = value.well === null ? null : parseWellPosition(value.well)
-    if (at) placed.push({ ...at, value })
-    else unplaced.push(value)
+export function heatGrid(size: number | null, values: PlateWellColumns): HeatGrid {
+  const placed: { row: number; column: number; at: number }[] = []
+  const unplaced: number[] = []
+  for (let at = 0; at < wellCount(values); at += 1) {
+    const label = values.well[at]
+    const place = label === null || label === undefined ? null : parseWellPosition(label)
+    if (place) placed.push({ ...place, at })
+    else unplaced.push(at)
   }
   let { rows, columns } = plateDimensions(size, placed)
   if (rows * columns > largestGrid) {
@@ -50,22 +58,39 @@ export function heatGrid(size: number | null, values: readonly PlateWellValue[])
       row: rowIndex + 1,
       column: columnIndex + 1,
       position: wellPosition(rowIndex + 1, columnIndex + 1),
-      value: null,
+      at: null,
       repeats: 0,
     })),
   )
-  for (const { row, column, value } of placed) {
+  for (const { row, column, at } of placed) {
     const well = wells[row - 1]?.[column - 1]
-    if (!well) unplaced.push(value)
-    else if (well.value === null) well.value = value
+    if (!well) unplaced.push(at)
+    else if (well.at === null) well.at = at
     else well.repeats += 1
   }
-  return { rows, columns, wells, unplaced }
+  return { rows, columns, wells, values, unplaced }
+}
+
+/** The well's value as one object (for words and tables); null for a well without one. */
+export function heatValue(grid: HeatGrid, well: HeatWell): PlateWellValue | null {
+  return well.at === null ? null : wellAt(grid.values, well.at)
 }
 
 /** The number a well is coloured by: an unqualified or qualified number; null for the rest. */
-export function drawnNumber(value: PlateWellValue | null): number | null {
-  return value !== null && value.kind === 'number' ? value.number : null
+export function drawnNumber(values: PlateWellColumns, at: number | null): number | null {
+  return at !== null && values.kind[at] === 'number' ? (values.number[at] ?? null) : null
+}
+
+/** The numbers the statistics use (no outliers, no text), that a scale should span. */
+export function scaledNumbers(values: PlateWellColumns): number[] {
+  const numbers: number[] = []
+  for (let at = 0; at < wellCount(values); at += 1) {
+    const number = values.number[at]
+    if (values.kind[at] === 'number' && number !== null && number !== undefined) {
+      if (!values.outlier[at]) numbers.push(number)
+    }
+  }
+  return numbers
 }
 
 export interface HeatGeometry {
@@ -192,25 +217,25 @@ export function drawHeatMap(context: CanvasRenderingContext2D, drawing: HeatDraw
   // the palette read once (heat-scale.ts), a 1536-well map draws in about two thirds of the time.
   const fills = new Map<string, number[]>()
   const rings: Record<'solid' | 'dashed' | 'halo', number[]> = { solid: [], dashed: [], halo: [] }
-  const marked: { x: number; y: number; value: PlateWellValue }[] = []
+  const values = grid.values
+  const marked: { x: number; y: number; at: number }[] = []
   for (const row of grid.wells) {
     for (const well of row) {
       const x = axis + (well.column - 1) * pitch
       const y = axis + (well.row - 1) * pitch
-      const number = drawnNumber(well.value)
+      const { at } = well
+      const number = drawnNumber(values, at)
       const fill = number === null || scale === null ? colours.empty : scale.colour(number)
       const places = fills.get(fill)
       if (places) places.push(x, y)
       else fills.set(fill, [x, y])
-      const value = well.value
-      if (!value) continue
-      const control = value.controlState?.trim() ?? ''
+      if (at === null) continue
+      const control = values.controlState[at]?.trim() ?? ''
       if (control === '+' || control === '-' || control === '#') {
         rings[control === '#' ? 'dashed' : 'solid'].push(x + ring / 2, y + ring / 2)
         if (control === '-' && cell >= 6) rings.halo.push(x + ring * 1.5, y + ring * 1.5)
       }
-      const crossed = value.outlier || (value.excluded !== null && value.kind !== 'empty')
-      if (crossed || (value.pending && cell >= 6)) marked.push({ x, y, value })
+      if (crossed(values, at) || (values.pending[at] && cell >= 6)) marked.push({ x, y, at })
     }
   }
   for (const [fill, places] of fills) {
@@ -233,13 +258,13 @@ export function drawHeatMap(context: CanvasRenderingContext2D, drawing: HeatDraw
     }
   }
   context.setLineDash([])
-  for (const { x, y, value } of marked) {
-    if (value.outlier) {
+  for (const { x, y, at } of marked) {
+    if (values.outlier[at]) {
       cross(context, x, y, cell, colours, true)
-    } else if (value.excluded !== null && value.kind !== 'empty') {
+    } else if (crossed(values, at)) {
       cross(context, x, y, cell, colours, false)
     }
-    if (value.pending && cell >= 6) {
+    if (values.pending[at] && cell >= 6) {
       const radius = Math.max(1.5, cell / 7)
       context.fillStyle = colours.pending
       context.beginPath()
@@ -297,6 +322,11 @@ export function drawHeatMap(context: CanvasRenderingContext2D, drawing: HeatDraw
       cell + width + 2,
     )
   }
+}
+
+/** Crossed out: an outlier, or a value the statistics leave out for another reason. */
+function crossed(values: PlateWellColumns, at: number): boolean {
+  return values.outlier[at] === true || (values.excluded[at] != null && values.kind[at] !== 'empty')
 }
 
 function cross(
