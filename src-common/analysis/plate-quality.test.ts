@@ -2,7 +2,12 @@
  * Plate statistics against values worked out by hand (in the comments), never from the code.
  */
 import { describe, expect, it } from 'vitest'
-import { plateQuality, type PlateWellInput } from './plate-quality.ts'
+import {
+  DEFAULT_PLATE_THRESHOLDS,
+  plateQuality,
+  zPrimeFlag,
+  type PlateWellInput,
+} from './plate-quality.ts'
 
 /**
  * A 96-well fixture: positive controls in column 1, negative controls in column 2, samples in
@@ -247,5 +252,26 @@ describe('missing and bad wells', () => {
     expect(quality.flag.level).toBe('not assessed')
     expect(quality.rows).toEqual([])
     expect(JSON.stringify(quality)).not.toContain('NaN')
+  })
+})
+
+describe("a Z' against the flag thresholds", () => {
+  it('is yellow below 0.5 and red below 0 by default, each threshold itself passing', () => {
+    const flags = [0.9, 0.5, 0.4999, 0, -0.0001, -3].map((value) =>
+      zPrimeFlag(value, DEFAULT_PLATE_THRESHOLDS),
+    )
+    expect(flags).toEqual(['ok', 'ok', 'warning', 'warning', 'failure', 'failure'])
+  })
+
+  it('follows thresholds the person sets, and assesses no missing or non-finite Z′', () => {
+    const thresholds = { zPrimeWarningBelow: 0.7, zPrimeFailureBelow: 0.3, deviationLevels: [3] }
+    expect([0.75, 0.6, 0.2].map((value) => zPrimeFlag(value, thresholds))).toEqual([
+      'ok',
+      'warning',
+      'failure',
+    ])
+    for (const missing of [null, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(zPrimeFlag(missing, thresholds)).toBe('not assessed')
+    }
   })
 })

@@ -112,6 +112,22 @@ export interface LineMean {
 
 export type PlateFlag = 'ok' | 'warning' | 'failure' | 'not assessed'
 
+/** A flag as the plate pages say it. */
+export const plateFlagWords: Readonly<Record<PlateFlag, string>> = {
+  ok: 'Passes',
+  warning: 'Warning',
+  failure: 'Fails',
+  'not assessed': 'Not assessed',
+}
+
+/** Z' against the thresholds: red below the failure one, yellow below the warning one. */
+export function zPrimeFlag(zPrime: number | null, thresholds: PlateQualityThresholds): PlateFlag {
+  if (zPrime === null || !Number.isFinite(zPrime)) return 'not assessed'
+  if (zPrime < thresholds.zPrimeFailureBelow) return 'failure'
+  if (zPrime < thresholds.zPrimeWarningBelow) return 'warning'
+  return 'ok'
+}
+
 export interface PlateQuality {
   wells: {
     total: number
@@ -411,12 +427,11 @@ function flagOf(
   if (zPrime.value === null) return { level: 'not assessed', reasons: [zPrime.reason!] }
   const reasons: string[] = []
   const shown = zPrime.value.toFixed(2)
-  if (zPrime.value < thresholds.zPrimeFailureBelow) {
-    return { level: 'failure', reasons: [`Z' ${shown} is below ${thresholds.zPrimeFailureBelow}`] }
+  const level = zPrimeFlag(zPrime.value, thresholds)
+  if (level === 'failure') {
+    return { level, reasons: [`Z' ${shown} is below ${thresholds.zPrimeFailureBelow}`] }
   }
-  if (zPrime.value < thresholds.zPrimeWarningBelow) {
-    reasons.push(`Z' ${shown} is below ${thresholds.zPrimeWarningBelow}`)
-  }
+  if (level === 'warning') reasons.push(`Z' ${shown} is below ${thresholds.zPrimeWarningBelow}`)
   const beyondLast = controlWellsBeyond[controlWellsBeyond.length - 1] ?? 0
   if (beyondLast > 0) {
     const limit = thresholds.deviationLevels[thresholds.deviationLevels.length - 1]!

@@ -11,10 +11,16 @@
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { addScreeningRun, type ScreeningRun } from '../../bench/plate-heatmap.bench.ts'
+import {
+  DEFAULT_PLATE_THRESHOLDS,
+  plateFlagWords,
+  zPrimeFlag,
+} from '../../src-common/analysis/plate-quality.ts'
 import { scaleLabel } from '../../src-renderer/src/lib/plates/heat-scale.ts'
 import type { VaultSim } from '../../src-sim/index.ts'
 import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
+import { checkAccessibility } from './support/accessibility.ts'
 import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
 
@@ -105,6 +111,7 @@ describe.skipIf(!available)('plate quality in the window', () => {
       answer.chosen!.statistics.flag.level,
     )
     await page.getByLabel(/^Colour scale of /).waitFor()
+    await checkAccessibility(page, 'a plate page')
     await page
       .getByRole('region', { name: 'Heat map and quality' })
       .screenshot({ path: app.screenshotPath('plate-heat-map.png') })
@@ -123,6 +130,15 @@ describe.skipIf(!available)('plate quality in the window', () => {
     await expect
       .poll(() => page.locator('[aria-live="polite"]').filter({ hasText: /A03: / }).count())
       .toBe(1)
+    // Chosen on the map, the well's readout rows (sent as columns with the map) link from the
+    // layout's well detail.
+    await page.keyboard.press('Enter')
+    const { rows } = app.services.plates.plate(connectionId, vaultId, plate.id)
+    const a03 = rows.rowId.filter((_, index) => rows.well[index] === 'A03')
+    expect(a03.length).toBeGreaterThan(0)
+    await page.getByRole('heading', { name: 'Well A03' }).waitFor()
+    const links = page.getByRole('link', { name: /^Readout row \d+$/ })
+    await expect.poll(() => links.allTextContents()).toEqual(a03.map((id) => `Readout row ${id}`))
   })
 
   it('shows the wells as a table, and turns the scale diverging', async () => {
@@ -212,15 +228,32 @@ describe.skipIf(!available)('plate quality in the window', () => {
         .toBeGreaterThan(0)
     }
     // One scale for the three: it spans the wells the statistics use on every plate.
-    const numbers = answer.plates.flatMap((shown) =>
-      shown.wells.flatMap((well) =>
-        well.kind === 'number' && well.number !== null && !well.outlier ? [well.number] : [],
+    const numbers = answer.plates.flatMap(({ wells }) =>
+      wells.number.flatMap((number, index) =>
+        wells.kind[index] === 'number' && number !== null && !wells.outlier[index] ? [number] : [],
       ),
     )
     const [low, high] = [Math.min(...numbers), Math.max(...numbers)]
     await expect
       .poll(() => page.getByLabel('Colour scale').textContent())
       .toContain(`${scaleLabel(low)} to ${scaleLabel(high)} %, the same for every plate`)
+    // The vault's own statistics of the run: its Z′ flagged by the same thresholds and words.
+    const vaultTable = page.getByRole('table', { name: 'Plate statistics' })
+    for (const [index, shown] of answer.plates.entries()) {
+      const cell = vaultTable
+        .locator('tbody tr')
+        .filter({ has: page.getByRole('link', { name: shown.plate.name! }) })
+        .filter({ hasText: '% Inhibition' })
+        .locator('[data-z-prime-flag]')
+      const flag = zPrimeFlag(zPrimes[index]!, DEFAULT_PLATE_THRESHOLDS)
+      expect(flag).toBe(['ok', 'warning', 'failure'][index])
+      expect(await cell.getAttribute('data-z-prime-flag')).toBe(flag)
+      const badge = cell.locator('[data-flag-badge]')
+      if (flag === 'ok') expect(await badge.count()).toBe(0)
+      else expect(await badge.textContent()).toBe(plateFlagWords[flag])
+    }
+    await vaultTable.screenshot({ path: app.screenshotPath('run-plate-statistics-flags.png') })
+    await checkAccessibility(page, "a run's plates")
     await page
       .getByRole('region', { name: /^Plates/ })
       .screenshot({ path: app.screenshotPath('run-plates-three.png') })
