@@ -46,11 +46,7 @@ export class ConnectionRuntimes {
     }
     const { registry } = this.#options
     const record = registry.get(connectionId)
-    const runtime = this.#create(record.id, record.name, record.baseUrl, () =>
-      registry.token(record.id),
-    )
-    this.#open.set(connectionId, runtime)
-    return runtime
+    return this.#create(record.id, record.name, record.baseUrl, () => registry.token(record.id))
   }
 
   /** Runtimes opened so far. */
@@ -66,9 +62,7 @@ export class ConnectionRuntimes {
   headless(baseUrl: string, token: string): ConnectionRuntime {
     const digest = createHash('sha256').update(`${baseUrl}\n${token}`).digest('hex').slice(0, 24)
     const id = `headless-${digest}`
-    const runtime = this.#create(id, baseUrl, baseUrl, async () => token)
-    this.#open.set(id, runtime)
-    return runtime
+    return this.#create(id, baseUrl, baseUrl, async () => token)
   }
 
   /**
@@ -114,7 +108,6 @@ export class ConnectionRuntimes {
   ): ConnectionRuntime {
     const { events, log, caches } = this.#options
     const { recovery } = caches.open(id)
-    if (recovery) this.#announceRecovery(id, recovery)
     let outage = false
     const runtime: ConnectionRuntime = new ConnectionRuntime({
       id,
@@ -136,6 +129,9 @@ export class ConnectionRuntimes {
       },
       onTokenRefused: (message) => this.#options.onTokenRefused(runtime, message),
     })
+    this.#open.set(id, runtime)
+    // Told once the runtime is open, so that whoever listens finds the connection (its name).
+    if (recovery) this.#announceRecovery(id, recovery)
     return runtime
   }
 

@@ -209,7 +209,14 @@ export function createServices(options: ServiceOptions): Services {
     client: tuning,
     tuning: options.outbox ?? {},
   })
-  const notices = new NoticesService({ events, outbox })
+  const notices = new NoticesService({
+    events,
+    outbox,
+    connectionName: (id) =>
+      runtimes.opened().find((runtime) => runtime.id === id)?.name ??
+      connectionsRepository.get(id)?.name ??
+      null,
+  })
   const chem = new LocalChemService({
     runtimes,
     events,

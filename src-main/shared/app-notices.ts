@@ -7,7 +7,7 @@
 export interface AppNotice {
   /** Stable while what it tells lasts: dismissing it is by this id. */
   id: string
-  kind: 'outbox-repaired' | 'data-folder-held'
+  kind: 'outbox-repaired' | 'cache-rebuilt' | 'data-folder-held'
   severity: 'warning' | 'error'
   /** One line: what happened. */
   title: string

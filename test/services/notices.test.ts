@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -7,6 +8,11 @@ import { createDispatcher } from '../../src-main/ipc/dispatcher.ts'
 import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import { createServices, type Services } from '../../src-main/services/index.ts'
 import type { AppNotice } from '../../src-main/shared/app-notices.ts'
+import type { AppEvents } from '../../src-main/shared/events.ts'
+import { cacheFile } from '../../src-main/store/cache-files.ts'
+import { cacheMigrations } from '../../src-main/store/cache-migrations.ts'
+import { damagePages } from '../store/fixtures/damaged-pages.ts'
+import { moleculeRecords } from '../store/fixtures/molecule-records.ts'
 import { collectionNames, writeDamagedOutbox } from '../outbox/support/damaged-outbox.ts'
 
 /**
@@ -157,4 +163,78 @@ describe('the notices a window asks for when it starts', () => {
     await until(() => app.told.some((notices) => notices.length === 0), 'the notice goes')
     expect(app.services.notices.list()).toEqual([])
   }, 60_000)
+
+  it('keep a cache set aside and rebuilt until dismissed, told after the window starts', async () => {
+    const baseUrl = 'http://127.0.0.1:9/lab-vault'
+    const first = start('cli')
+    const { id } = first.services.runtimes.headless(baseUrl, 'token-1')
+    first.services.runtimes
+      .headless(baseUrl, 'token-1')
+      .cache.applyPage('molecules', 1, moleculeRecords(400), { cursor: 'page 1' })
+    await stop(first.services)
+    damagePages(cacheFile(dataDir, id))
+
+    // Its first page is intact: the damage is found by the check of every page, in a worker,
+    // after the start; no window need listen then.
+    const app = start('cli')
+    const rebuilt: AppEvents['cache.rebuilt'][] = []
+    app.services.events.on('cache.rebuilt', (event) => rebuilt.push(event))
+    app.services.runtimes.headless(baseUrl, 'token-1')
+    expect(app.services.notices.list()).toEqual([])
+    await app.services.runtimes.verifyOnce(id)
+    expect(rebuilt).toHaveLength(1)
+    const [damage] = rebuilt
+    expect(damage!.reason).toBe('damaged')
+
+    // The window that starts now asks, and is told.
+    const answer = (await app.ask('app.notices')) as { ok: true; value: AppNotice[] }
+    expect(answer.ok).toBe(true)
+    expect(answer.value).toHaveLength(1)
+    const [notice] = answer.value
+    expect(notice).toMatchObject({
+      kind: 'cache-rebuilt',
+      severity: 'warning',
+      title: `The local copy of “${baseUrl}” was damaged and is being synced again`,
+      path: damage!.movedTo,
+    })
+    expect(fs.existsSync(notice!.path!)).toBe(true)
+    expect(notice!.details).toContain(`SQLite found: ${damage!.details.replace(/\.$/, '')}.`)
+    expect(notice!.details).toMatch(/outbox is kept apart and was not touched/)
+    expect(notice!.advice).toMatch(/Nothing is lost/)
+    expect(app.told).toEqual([[notice]])
+
+    // Kept until dismissed, twice being no error (two windows).
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(app.services.notices.list()).toEqual([notice])
+    for (let times = 0; times < 2; times++) {
+      expect(await app.ask('app.dismissNotice', { id: notice!.id })).toEqual({
+        ok: true,
+        value: { dismissed: true },
+      })
+    }
+    expect(app.services.notices.list()).toEqual([])
+    expect(app.told.at(-1)).toEqual([])
+    expect(await app.ask('app.dismissNotice', { id: 'cache-rebuilt:other.db' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    })
+    await stop(app.services)
+
+    // A cache a newer Vault Desk wrote is set aside as it opens: told, naming the connection.
+    const fresh = new Database(cacheFile(dataDir, id))
+    fresh.pragma(`user_version = ${cacheMigrations.length + 3}`)
+    fresh.close()
+    const later = start('cli')
+    later.services.runtimes.headless(baseUrl, 'token-1')
+    const [newer] = later.services.notices.list()
+    expect(newer).toMatchObject({
+      kind: 'cache-rebuilt',
+      title: `The local copy of “${baseUrl}” was written by a newer Vault Desk and is being synced again`,
+    })
+    expect(newer!.details).toContain(`Its schema ${cacheMigrations.length + 3} was written`)
+    expect(newer!.advice).toMatch(/newer Vault Desk can still use the copy set aside/)
+    expect(newer!.id).not.toBe(notice!.id)
+    expect(fs.existsSync(newer!.path!)).toBe(true)
+    expect(later.told).toEqual([[newer]])
+  }, 120_000)
 })

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { cacheFile } from '../../src-main/store/cache-files.ts'
 import { ConnectionCaches } from '../../src-main/store/connection-caches.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
+import { damagePages } from './fixtures/damaged-pages.ts'
 import { moleculeRecords } from './fixtures/molecule-records.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
 
@@ -29,16 +30,6 @@ function cacheWithMolecules(dataDir: string, connectionId: string): string {
   cache.applyPage('molecules', 1, moleculeRecords(400), { cursor: 'page 1' })
   caches.closeAll()
   return cacheFile(dataDir, connectionId)
-}
-
-/** Overwrites pages in the middle of the file, where the tables' b-trees are. */
-function damagePages(file: string): void {
-  const size = fs.statSync(file).size
-  const handle = fs.openSync(file, 'r+')
-  for (let page = 3; page * 4096 < size; page += 7) {
-    fs.writeSync(handle, crypto.randomBytes(4096), 0, 4096, page * 4096)
-  }
-  fs.closeSync(handle)
 }
 
 describe('a damaged cache is set aside and rebuilt, queued work untouched', () => {

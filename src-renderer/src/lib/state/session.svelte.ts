@@ -67,15 +67,6 @@ export class Session {
       this.bridge.on('storage.failed', ({ message, details }) =>
         this.toasts.error(message, details),
       ),
-      this.bridge.on('cache.rebuilt', ({ connectionId, reason }) => {
-        const name = this.connections.byId(connectionId)?.name ?? 'a connection'
-        this.toasts.info(
-          `The local copy of ${name} is being rebuilt`,
-          reason === 'damaged'
-            ? 'It was damaged, so it was set aside and a full sync has started.'
-            : 'It was written by a newer Vault Desk, so a fresh copy is being synced.',
-        )
-      }),
     ]
     void this.bridge.invoke('app.info', {}).then((result) => {
       if (result.ok) this.appInfo = result.value

@@ -29,7 +29,6 @@ describe('Session', () => {
       'sync.progress',
       'records.changed',
       'connections.needsToken',
-      'cache.rebuilt',
       'outbox.changed',
     ] as const) {
       expect(bridge.listenerCount(event)).toBe(0)
@@ -51,21 +50,14 @@ describe('Session', () => {
     ])
   })
 
-  it('tells the person when storage fails or a damaged cache is rebuilt', async () => {
+  it('tells the person when storage fails (a rebuilt cache is a notice: notices.svelte.ts)', async () => {
     const bridge = quietBridge()
     const session = new Session(bridge)
     session.start(windowDouble())
     await settle()
     bridge.emit('storage.failed', { message: 'The disk is full', details: 'SQLITE_FULL' })
-    bridge.emit('cache.rebuilt', {
-      connectionId: 'c9',
-      reason: 'damaged',
-      details: 'malformed',
-      movedTo: '/tmp/c9.damaged.db',
-    })
     expect(session.toasts.items.map((toast) => [toast.kind, toast.title])).toEqual([
       ['error', 'The disk is full'],
-      ['info', 'The local copy of a connection is being rebuilt'],
     ])
   })
 })
