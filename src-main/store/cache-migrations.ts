@@ -1099,18 +1099,37 @@ const readoutSubjectsMigration: Migration = (db: Database.Database) =>
  * JSON so that a list read whole (an export, `find`) needs no record parsed: `batch_count`, the
  * length of `batches` when it is an array, and `projects_json`, the JSON text of `projects` (NULL
  * when the record has no such member). Parsing each record was most of reading a list
- * (export.bench.ts). The record writer fills both from each record; rows of earlier steps get
- * theirs here.
+ * (export.bench.ts). The record writer fills both from each record. Rows of earlier steps get
+ * theirs later, off the main thread: filling 250k rows here took 5.9 s, all of it a frozen
+ * window (cache-backfills.ts). Until then their columns are NULL, as for a row without the
+ * members, so a reader that must be exact reads the record where they are NULL.
+ *
+ * `cache_backfills` holds such deferred work: the rows (by rowid, `next_row_id` to
+ * `last_row_id`) that a step has yet to fill, done by `cacheBackfills[step]` a slice at a time.
  */
 const moleculeListMembersMigration: Migration = (db: Database.Database) =>
   db.exec(`
     ALTER TABLE molecules ADD COLUMN batch_count INTEGER;
     ALTER TABLE molecules ADD COLUMN projects_json TEXT;
+    CREATE TABLE cache_backfills (
+      step INTEGER PRIMARY KEY,
+      next_row_id INTEGER NOT NULL,
+      last_row_id INTEGER NOT NULL
+    );
+    INSERT INTO cache_backfills (step, next_row_id, last_row_id)
+      SELECT 10, min(row_id), max(row_id) FROM molecules HAVING count(*) > 0;
+  `)
+
+/** Step 10's work on the molecules with row ids from `first` to `last`. */
+const fillMoleculeListMembers: Backfill = (db) => {
+  const fill = db.prepare(`
     UPDATE molecules SET
       batch_count = iif(json_type(json, '$.batches') = 'array',
         json_array_length(json, '$.batches'), NULL),
-      projects_json = json -> '$.projects';
-  `)
+      projects_json = json -> '$.projects'
+      WHERE row_id BETWEEN ? AND ?`)
+  return { table: 'molecules', fill: (first, last) => void fill.run(first, last) }
+}
 
 /**
  * Step 11: `structure_hash`, 128 bits of the SHA-256 of the structure text each entry was computed
@@ -1118,16 +1137,34 @@ const moleculeListMembersMigration: Migration = (db: Database.Database) =>
  * (`parse_error IS NULL`, so that the index alone answers, without reading the wide rows): an
  * import check finds in one query which of a file's structures are cached ones that need no
  * parse. The structure index writes it with each entry (structureTextHash in
- * structure-index-repository.ts); entries of earlier steps get theirs here, from their molecule's
- * structure as ingest reads it (the first of cxsmiles, smiles, molfile and structure that holds
- * text), hashed by this step's own frozen copy of that function.
+ * structure-index-repository.ts). Entries of earlier steps get theirs later, off the main thread
+ * (12.2 s for 250k entries here), from their molecule's structure as ingest reads it (the first
+ * of cxsmiles, smiles, molfile and structure that holds text), hashed by this step's own frozen
+ * copy of that function. Until then their hash is NULL, which only makes an import check parse
+ * their structure again, and the index is made once they are all filled (made over NULLs, it
+ * would cost opening the cache its reading of every entry all the same).
  */
 const structureHashMigration: Migration = (db: Database.Database) => {
   db.exec(`
     ALTER TABLE structure_index ADD COLUMN structure_hash TEXT;
+    INSERT INTO cache_backfills (step, next_row_id, last_row_id)
+      SELECT 11, min(rowid), max(rowid) FROM structure_index HAVING count(*) > 0;
+  `)
+  const backfilling = db.prepare('SELECT 1 FROM cache_backfills WHERE step = 11').get()
+  if (backfilling === undefined) db.exec(structureHashIndex)
+}
+
+/**
+ * Step 11's index: made at once in a cache without entries, else by the backfill once their hashes
+ * are filled in (it reads every page of them: 1.2 s of the main thread for 250k).
+ */
+const structureHashIndex = `
     CREATE INDEX structure_index_readable_by_structure_hash ON structure_index (vault_id, structure_hash)
       WHERE parse_error IS NULL;
-  `)
+  `
+
+/** Step 11's work on the entries with rowids from `first` to `last` that have no hash yet. */
+const fillStructureHashes: Backfill = (db) => {
   db.function('step_11_structure_hash', { deterministic: true, varargs: true }, (...fields) => {
     const text = fields.find(
       (value): value is string => typeof value === 'string' && value.trim() !== '',
@@ -1136,13 +1173,35 @@ const structureHashMigration: Migration = (db: Database.Database) => {
     const key = text.includes('M  END') ? text.trimEnd() : text.trim()
     return createHash('sha256').update(key).digest('base64url').slice(0, 22)
   })
-  db.exec(`
+  const fill = db.prepare(`
     UPDATE structure_index AS s SET structure_hash = (
       SELECT step_11_structure_hash(json_extract(m.json, '$.cxsmiles'),
           json_extract(m.json, '$.smiles'), json_extract(m.json, '$.molfile'),
           json_extract(m.json, '$.structure'))
-        FROM molecules AS m WHERE m.vault_id = s.vault_id AND m.id = s.molecule_id);
-  `)
+        FROM molecules AS m WHERE m.vault_id = s.vault_id AND m.id = s.molecule_id)
+      WHERE s.rowid BETWEEN ? AND ? AND s.structure_hash IS NULL`)
+  return {
+    table: 'structure_index',
+    fill: (first, last) => void fill.run(first, last),
+    finish: () => db.exec(structureHashIndex),
+  }
+}
+
+/**
+ * The rows a step has left to fill (a row of `cache_backfills`): `table`'s rows by rowid, `fill`
+ * doing the step's work on those from `first` to `last`, and `finish` what the step does once
+ * they are all filled (in the transaction of the last). Frozen with its step.
+ */
+export type Backfill = (db: Database.Database) => {
+  table: string
+  fill: (first: number, last: number) => void
+  finish?: () => void
+}
+
+/** The deferred work of the steps that have some, by step. */
+export const cacheBackfills: Readonly<Record<number, Backfill>> = {
+  10: fillMoleculeListMembers,
+  11: fillStructureHashes,
 }
 
 /** The steps of the cache schema, in order; step k brings `user_version` to k. */

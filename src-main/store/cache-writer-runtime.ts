@@ -1,6 +1,7 @@
 import type { MessagePort } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import { AppError, type ErrorValue } from '../shared/app-error.ts'
+import { IdleBackfills } from './cache-backfills.ts'
 import { configureCache } from './cache-database.ts'
 import type { CommitAnswer, CommitRequest, Retire, Settled, Tidy } from './cache-writer-protocol.ts'
 import type { CacheWrite } from './write-batch.ts'
@@ -12,32 +13,35 @@ import { runWrites } from './write-batch.ts'
 
 /**
  * The cache writer's worker: its own connection to the cache file, committing each batch of
- * writes in one immediate transaction, one batch at a time, in the order they came, and merging
- * the search index and checkpointing the WAL when it has nothing else to do (wal-checkpoints.ts);
- * then it says it has settled.
+ * writes in one immediate transaction, one batch at a time, in the order they came, and, when it
+ * has nothing else to do, filling what cache steps left to fill (cache-backfills.ts), merging the
+ * search index and checkpointing the WAL (wal-checkpoints.ts); then it says it has settled.
  */
 export function runCacheWriter(port: MessagePort, file: string): void {
   const db = new Database(file, { fileMustExist: true })
   configureCache(db)
   deferCheckpoints(db)
   const writes = new CacheWrites(db)
-  // The writer has settled once readouts are indexed and the search index is merged.
-  const settledWork = { indexing: false, merging: false }
+  // The writer has settled once readouts are indexed, backfills done and the search index merged.
+  const settledWork = { indexing: false, backfilling: false, merging: false }
   const settle = (work: keyof typeof settledWork) => {
     settledWork[work] = true
-    if (!settledWork.indexing || !settledWork.merging) return
+    if (!Object.values(settledWork).every(Boolean)) return
     checkpointIdle(db)
     port.postMessage({ settled: true } as Settled)
   }
   const indexing = new IdleReadoutIndexing(db, () => settle('indexing'))
+  const backfilling = new IdleBackfills(db, () => settle('backfilling'))
   const merging = new IdleSearchMerging(db, () => settle('merging'))
   const idle = () => {
     indexing.idle()
+    backfilling.idle()
     merging.idle()
   }
   const busy = () => {
-    settledWork.indexing = settledWork.merging = false
+    settledWork.indexing = settledWork.backfilling = settledWork.merging = false
     indexing.busy()
+    backfilling.busy()
     merging.busy()
   }
   const commit = db.transaction((request: CommitRequest) => runWrites(writes, request.writes))

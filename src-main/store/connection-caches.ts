@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { AppError } from '../shared/app-error.ts'
 import { createPrivateFolder, makeFilesPrivate } from '../shared/private-files.ts'
+import { hasPendingBackfills } from './cache-backfills.ts'
 import { setAside, type CacheRecovery } from './cache-database.ts'
 import { cacheFile, deleteCacheFiles } from './cache-files.ts'
 import { verifyCacheFile } from './cache-verification.ts'
@@ -50,6 +51,8 @@ export class ConnectionCaches {
     }
     const opened = VaultCache.open(file)
     makeFilesPrivate(databaseFiles(file))
+    // An upgrade leaves the filling of existing rows to the writer's worker (cache-backfills.ts).
+    if (backfillsMayBePending(file)) opened.cache.writer.warmUp()
     this.#open.set(connectionId, opened.cache)
     return opened
   }
@@ -86,5 +89,14 @@ export class ConnectionCaches {
     this.#deleted.add(connectionId)
     await this.close(connectionId)
     return deleteCacheFiles(cacheFile(this.#dataDir, connectionId))
+  }
+}
+
+/** Whether the file may hold backfills; when it cannot be told, the writer's worker looks. */
+function backfillsMayBePending(file: string): boolean {
+  try {
+    return hasPendingBackfills(file)
+  } catch {
+    return true
   }
 }

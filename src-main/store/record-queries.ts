@@ -11,6 +11,7 @@ import {
 import type { ColumnValue, RecordRow } from '../../src-common/records/record-row.ts'
 import { toNumber, type JsonObject, type SqlValue } from '../../src-common/values.ts'
 import { PendingStage, type PendingInput, type StagedTables } from './pending-rows.ts'
+import { cacheBackfills } from './cache-migrations.ts'
 import { listMembersOf } from './record-rows.ts'
 import type { SearchQueryPlanner } from './search-query.ts'
 
@@ -327,6 +328,10 @@ export class RecordQueries {
     pending: readonly PendingInput[] = [],
   ): ListReader {
     const kind = recordKind(kindName)
+    if (options.reading?.listMembers === true && this.#membersBackfilling(kind)) {
+      // Rows of an earlier cache hold NULL list members until filled: read their records.
+      options = { ...options, reading: {} }
+    }
     const order = listOrder(kind, options)
     const { offset, limit: _limit, ...question } = options
     const start = Math.max(Math.trunc(offset ?? 0), 0)
@@ -545,6 +550,17 @@ export class RecordQueries {
       )
       .pluck()
       .all({ ...cached?.params, ...waiting?.params }) as Place[]
+  }
+
+  /** Whether a cache step still fills in the kind's list members (cache-backfills.ts). */
+  #membersBackfilling(kind: RecordKind): boolean {
+    if (listMembersOf(kind).length === 0) return false
+    const backfills = this.#db
+      .prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'cache_backfills'")
+      .get()
+    if (backfills === undefined) return false
+    const steps = this.#db.prepare('SELECT step FROM cache_backfills').pluck().all() as number[]
+    return steps.some((step) => cacheBackfills[step]?.(this.#db).table === kind.table)
   }
 
   /** When rows are read with their JSON deferred: how a row's JSON text is read, by its row id. */

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDeclaredTables } from '../../src-main/store/record-tables.ts'
 import { listMembers } from '../../src-main/store/record-rows.ts'
+import { hasPendingBackfills } from '../../src-main/store/cache-backfills.ts'
 import { cacheMigrations, firstLayout } from '../../src-main/store/cache-migrations.ts'
 import { ConnectionCaches } from '../../src-main/store/connection-caches.ts'
 import { ReferenceLookup } from '../../src-main/store/reference-lookup.ts'
@@ -528,6 +529,17 @@ function openCache(
   return { cache, caches: open }
 }
 
+/**
+ * Resolves once the writer's worker has filled what the steps left to fill (cache-backfills.ts),
+ * which ConnectionCaches.open started it for.
+ */
+async function backfilled(file: string): Promise<void> {
+  for (let waited = 0; hasPendingBackfills(file); waited += 50) {
+    if (waited > 60_000) throw new Error(`The backfills of ${file} did not finish in a minute.`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 async function freshSchema(dataDir: string): Promise<string[]> {
   const caches = new ConnectionCaches(dataDir)
   const { cache } = caches.open('fresh')
@@ -633,6 +645,9 @@ describe.each(earlierSteps.filter((step) => step >= 2))('a cache of step %i', (s
     for (const { vaultId, kind, scope, cursor } of cursors)
       expect(cache.cursor(kind, vaultId, scope)).toEqual(cursor)
     expect(cache.lastSyncs()).toEqual(vaultSyncs)
+    // Read above while the writer may still be filling what steps 10 and 11 left; the schema is
+    // a fresh cache's once it has.
+    await backfilled(cache.file)
     await caches.closeAll()
 
     const upgraded = readOnly(cache.file, (db) => ({
@@ -806,6 +821,7 @@ describe.each([2, 9])('a cache of step %i with molecules', (step) => {
       db.close()
     }
     const { cache, caches } = openCache(dataDir, 'lab')
+    await backfilled(cache.file)
     await caches.closeAll()
     const stored = readOnly(cache.file, (db) =>
       db.prepare('SELECT batch_count, projects_json FROM molecules ORDER BY id').raw().all(),
@@ -862,6 +878,7 @@ describe.each([8, 9, 10])('a cache of step %i with a structure index', (step) =>
       db.close()
     }
     const { cache, caches } = openCache(dataDir, 'lab')
+    await backfilled(cache.file)
     await caches.closeAll()
     const hashes = readOnly(cache.file, (db) =>
       db

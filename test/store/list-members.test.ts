@@ -136,4 +136,25 @@ describe('molecule list members', () => {
     const odd = shown.find((row) => row.id === 5)!
     expect(columns.values({ row: odd }).slice(batchesAt, projectsAt + 1)).toEqual([null, '#7, #8'])
   })
+
+  it('are read from the records while a cache step still fills them in', async () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    cache = VaultCache.open(file).cache
+    cache.applyPage('molecules', 1, molecules)
+    const columns = viewColumns('molecules', { similarity: false })
+    const whole = cache.read('molecules', 1, {}).next(1000)
+    // As an upgrade from step 9 leaves them: NULL members, their rows waiting for the backfill.
+    const db = new Database(file)
+    db.exec('UPDATE molecules SET batch_count = NULL, projects_json = NULL')
+    db.exec('INSERT INTO cache_backfills (step, next_row_id, last_row_id) VALUES (10, 1, 1000)')
+    db.close()
+    const reading = { listMembers: true, deferJson: true }
+    const rows = cache.read('molecules', 1, { reading }).next(1000)
+    expect(rows.map((row) => columns.values({ row }))).toEqual(
+      whole.map((row) => columns.values({ row })),
+    )
+    expect(
+      rows.map((row) => columns.values({ row })[columns.headers.indexOf('Batches')]),
+    ).toContain(2)
+  })
 })
