@@ -483,4 +483,58 @@ describe.runIf(available)('the results table in Chromium', () => {
     await grid().waitFor()
     await header('IC50 (uM)').waitFor()
   })
+
+  it('marks an aggregate an outlier marked offline changes as a pending correction', async () => {
+    const keys = [definition('% Inhibition'), definition('IC50')]
+      .map((readout) => `${kinase.id}:${readout.id}`)
+      .join(',')
+    await page.goto(page.url().replace(/#.*$/, `#/results?columns=${keys}`))
+    await header('% Inhibition (%)').waitFor()
+    const sparkline = page.getByRole('button', { name: /^Open the curves of / })
+    await grid()
+      .getByRole('button', { name: /^Open the curves of / })
+      .first()
+      .waitFor()
+    const curveRow = grid()
+      .locator('[role="row"][data-position]')
+      .filter({ has: sparkline })
+      .first()
+    const position = await curveRow.getAttribute('data-position')
+    const shownRow = grid().locator(`[role="row"][data-position="${position}"]`)
+    const words = () => shownRow.locator('.value .visually-hidden').allTextContents()
+    const before = await words()
+    expect(await shownRow.locator('.value[data-pending]').count()).toBe(0)
+
+    await network.off()
+    await shownRow.getByRole('button', { name: /^Open the curves of / }).click()
+    const dialog = page.getByRole('dialog', { name: /^Curves of / })
+    const panel = dialog.getByRole('group', { name: /^Curve of / })
+    await panel.waitFor()
+    await panel.locator('g.point.used').last().click()
+    await dialog.getByRole('button', { name: 'Mark as outlier' }).click()
+    await dialog.getByText('1 correction pending').waitFor()
+    await dialog.getByRole('button', { name: 'Close' }).last().click()
+    await dialog.waitFor({ state: 'hidden' })
+
+    // The aggregate is shown recomputed without the point, marked, and said to be pending.
+    const pendingCell = shownRow.locator('.value[data-pending="true"]')
+    await pendingCell.first().waitFor()
+    const after = await words()
+    const changed = after.filter((text, index) => text !== before[index])
+    expect(changed.length).toBeGreaterThan(0)
+    for (const text of changed) expect(text).toMatch(/, pending correction: /)
+    // Without those words, the value itself differs (n or the mean).
+    expect(changed.map((text) => text.replace(/, pending correction: .*$/, ''))).not.toEqual(
+      before.filter((_, index) => after[index] !== before[index]),
+    )
+    expect(await pendingCell.first().getAttribute('title')).toMatch(/pending correction/)
+    await pendingCell.first().locator('.pending-mark svg').waitFor()
+    await dismissNotices()
+    await page.screenshot({ path: app.screenshotPath('results-pending-cell.png') })
+
+    await network.on()
+    await expect
+      .poll(() => shownRow.locator('.value[data-pending]').count(), { timeout: 60_000 })
+      .toBe(0)
+  })
 })
