@@ -96,6 +96,7 @@ const maxColumns = 32
  */
 export class ReadoutQueries {
   readonly #db: Database.Database
+  readonly #batchMoleculesByVault = new Map<number, { key: string; map: BatchMolecules }>()
 
   constructor(db: Database.Database) {
     this.#db = db
@@ -115,8 +116,8 @@ export class ReadoutQueries {
    * mean them: a batch meets one when one of its readout rows does; criteria join left to right.
    *
    * Answered by one compound statement: each criterion's batches read once from the value index,
-   * then combined by SQLite (INTERSECT, UNION, EXCEPT) and mapped to molecules, rather than each
-   * set handed to JavaScript. A negated criterion after AND takes its batches away (EXCEPT), so
+   * then combined by SQLite (INTERSECT, UNION, EXCEPT), rather than each set handed to JavaScript;
+   * the batches found are mapped to molecules by a map of the vault's batches kept in memory. A negated criterion after AND takes its batches away (EXCEPT), so
    * that every batch of the vault is read only where a negation begins the criteria or follows OR.
    */
   matching(
@@ -148,22 +149,39 @@ export class ReadoutQueries {
         combined += ` UNION SELECT * FROM (${every} EXCEPT ${this.#batchesMeeting(vaultId, criterion, today, params)})`
       }
     }
-    if (level === 'batch') {
-      return this.#db
-        .prepare(`SELECT DISTINCT * FROM (${combined}) ORDER BY 1`)
-        .pluck()
-        .all(...params) as number[]
-    }
-    // Each batch looked up by id (`+molecule_id`): SQLite would otherwise walk every batch of the
-    // vault in molecule order to spare itself the sort of the few it found.
-    return this.#db
-      .prepare(
-        `SELECT DISTINCT +molecule_id FROM batches
-           WHERE vault_id = ? AND id IN (${combined}) AND +molecule_id IS NOT NULL
-           ORDER BY 1`,
-      )
+    // Sorted and made distinct here, and batches mapped to their molecules from memory: in SQL
+    // the temporary trees and a lookup of each batch were most of the search's time.
+    const batchIds = this.#db
+      .prepare(combined)
       .pluck()
-      .all(vaultId, ...params) as number[]
+      .all(...params) as number[]
+    if (level === 'batch') return distinctAscending(batchIds)
+    const moleculeOf = this.#batchMolecules(vaultId)
+    const moleculeIds: number[] = []
+    for (const batchId of batchIds) {
+      const moleculeId = moleculeOf.get(batchId)
+      if (moleculeId !== undefined) moleculeIds.push(moleculeId)
+    }
+    return distinctAscending(moleculeIds)
+  }
+
+  /**
+   * Each batch's molecule in a vault, read once and kept until the cache file changes: any commit
+   * of another connection (the cache writer's) or a write through this one reads it again.
+   */
+  #batchMolecules(vaultId: number): BatchMolecules {
+    const othersCommits = this.#db.pragma('data_version', { simple: true }) as number
+    const ownChanges = this.#db.prepare('SELECT total_changes()').pluck().get() as number
+    const key = `${othersCommits}:${ownChanges}`
+    const kept = this.#batchMoleculesByVault.get(vaultId)
+    if (kept?.key === key) return kept.map
+    const rows = this.#db
+      .prepare('SELECT id, molecule_id FROM batches WHERE vault_id = ? AND molecule_id IS NOT NULL')
+      .raw()
+      .all(vaultId) as [number, number][]
+    const map = BatchMolecules.of(rows)
+    this.#batchMoleculesByVault.set(vaultId, { key, map })
+    return map
   }
 
   /** A SELECT of the batches with a readout row that meets the criterion (its parameters added). */
@@ -718,6 +736,56 @@ export class ReadoutQueries {
       ? 'AND s.subject_id IN (SELECT value FROM json_each(@molecules))'
       : 'AND b.molecule_id IN (SELECT value FROM json_each(@molecules))'
   }
+}
+
+/** Batch ids to molecule ids in two sorted typed arrays: 16 bytes a batch, found by bisection. */
+class BatchMolecules {
+  readonly #batchIds: Float64Array
+  readonly #moleculeIds: Float64Array
+
+  private constructor(batchIds: Float64Array, moleculeIds: Float64Array) {
+    this.#batchIds = batchIds
+    this.#moleculeIds = moleculeIds
+  }
+
+  /** From [batch id, molecule id] pairs, usually already in id order (synced in that order). */
+  static of(rows: readonly (readonly [number, number])[]): BatchMolecules {
+    let inOrder = true
+    for (let index = 1; index < rows.length && inOrder; index++) {
+      inOrder = rows[index - 1]![0] < rows[index]![0]
+    }
+    const ordered = inOrder ? rows : [...rows].sort((a, b) => a[0] - b[0])
+    const batchIds = new Float64Array(ordered.length)
+    const moleculeIds = new Float64Array(ordered.length)
+    for (const [place, [batchId, moleculeId]] of ordered.entries()) {
+      batchIds[place] = batchId
+      moleculeIds[place] = moleculeId
+    }
+    return new BatchMolecules(batchIds, moleculeIds)
+  }
+
+  get(batchId: number): number | undefined {
+    let low = 0
+    let high = this.#batchIds.length - 1
+    while (low <= high) {
+      const middle = (low + high) >>> 1
+      const found = this.#batchIds[middle]!
+      if (found === batchId) return this.#moleculeIds[middle]
+      if (found < batchId) low = middle + 1
+      else high = middle - 1
+    }
+    return undefined
+  }
+}
+
+/** Whole numbers in ascending order, each once. */
+function distinctAscending(values: readonly number[]): number[] {
+  const sorted = Float64Array.from(values).sort()
+  const distinct: number[] = []
+  for (const value of sorted) {
+    if (distinct.length === 0 || distinct[distinct.length - 1] !== value) distinct.push(value)
+  }
+  return distinct
 }
 
 /**

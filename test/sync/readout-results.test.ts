@@ -118,6 +118,58 @@ describe('searches by results over the demo vault', () => {
   })
 })
 
+describe('a search by results after a batch moves to another molecule', () => {
+  const criteria = () => criteriaOf('Kinase IC50 (ADP-Glo): IC50 < 1 uM')
+  const moleculeOf = (batchId: number) =>
+    Number(cache.page('batches', main, { ids: [batchId], limit: 1 }).rows[0]!.columns.molecule_id)
+
+  /** A batch the criterion finds, and a cached molecule the search does not find. */
+  function moveCase() {
+    const found = cache.results().matching(main, criteria(), 'molecule', today)
+    const batchId = cache.results().matching(main, criteria(), 'batch', today)[0]!
+    const elsewhere = cache.ids('molecules', main).find((id) => !found.includes(id))!
+    expect(elsewhere).toBeDefined()
+    return { found, batchId, elsewhere }
+  }
+
+  /** The batches' molecules, looked up one by one in the cache. */
+  const expectedMolecules = () =>
+    [
+      ...new Set(
+        cache
+          .results()
+          .matching(main, criteria(), 'batch', today)
+          .map((id) => moleculeOf(id)),
+      ),
+    ].sort((a, b) => a - b)
+
+  it('follows a move stored on the main connection and one the cache writer commits', async () => {
+    const { found, batchId, elsewhere } = moveCase()
+    // Stored with its molecule said in its own JSON (a batch synced within its molecule has not).
+    const home = moleculeOf(batchId)
+    const original = { ...cache.get('batches', main, batchId)!, molecule: home, molecule_id: home }
+    expect(found).toEqual(expectedMolecules())
+    expect(found).toContain(home)
+    try {
+      cache.applyPage('batches', main, [
+        { ...original, molecule: elsewhere, molecule_id: elsewhere },
+      ])
+      const moved = cache.results().matching(main, criteria(), 'molecule', today)
+      expect(moved).toContain(elsewhere)
+      expect(moved).toEqual(expectedMolecules())
+
+      // The writer's own connection: only the file's version tells this one.
+      await cache.writer.applyPage('batches', main, [original])
+      const back = cache.results().matching(main, criteria(), 'molecule', today)
+      expect(moleculeOf(batchId)).toBe(home)
+      expect(back).not.toContain(elsewhere)
+      expect(back).toEqual(found)
+    } finally {
+      cache.applyPage('batches', main, [original])
+    }
+  })
+})
+
 describe('results tables over the demo vault', () => {
   const kinase = () => catalogue.find((protocol) => protocol.name === 'Kinase IC50 (ADP-Glo)')!
   const columnOf = (name: string) => ({
