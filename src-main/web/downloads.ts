@@ -3,8 +3,8 @@
  * data folder, under a folder named by a random token, and the page downloads it from
  * `/downloads/<token>/<name>` once the export has completed (the harness serves that address only
  * behind its cookie check, `access.ts`). It is served once: the first request takes it, and the
- * file is removed once sent. An export that fails or is cancelled leaves no file, and its address
- * is forgotten with its folder; whatever is left when the harness closes is removed then.
+ * file is removed once sent. An export (or a saved search run on the vault, downloaded the same
+ * way) that fails or is cancelled leaves no file, and its address is forgotten with its folder; whatever is left when the harness closes is removed then.
  */
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
@@ -39,9 +39,14 @@ export class Downloads implements DesktopShell {
   constructor(folder: string, events: EventBus, log: Logger) {
     this.#root = path.join(folder, `run-${randomBytes(6).toString('hex')}`)
     this.#log = log
-    this.#stopEvents = events.on('exports.progress', ({ state, path: file }) => {
+    const forgetUnfinished = ({ state, path: file }: { state: string; path: string }) => {
       if (state === 'failed' || state === 'cancelled') this.#forget(file)
-    })
+    }
+    const stops = [
+      events.on('exports.progress', forgetUnfinished),
+      events.on('searches.vaultRun', forgetUnfinished),
+    ]
+    this.#stopEvents = () => stops.forEach((stop) => stop())
     removeLeftovers(folder, log)
   }
 

@@ -527,6 +527,42 @@ describe('the harness saving exports as downloads', () => {
     expect((await rawRequest(target.download)).status).toBe(404)
   })
 
+  it('forgets the address of a saved search run on the vault that failed or was cancelled', async () => {
+    const run = {
+      runId: 'run-1',
+      connectionId: 'c1',
+      vaultId: 1,
+      searchId: 7,
+      name: 'Kinase hits',
+      format: 'csv' as const,
+      exportId: 12,
+      queuePosition: null,
+      bytes: 0,
+      checkedAt: null,
+    }
+    const running = await chooseCsv('Kinase hits')
+    services.events.emit('searches.vaultRun', { ...run, path: running.path, state: 'running' })
+    const failed = await chooseCsv('Kinase hits')
+    services.events.emit('searches.vaultRun', {
+      ...run,
+      path: failed.path,
+      state: 'failed',
+      error: { code: 'export_failed', message: 'The vault could not run the search.' },
+    })
+    const cancelled = await chooseCsv('Kinase hits')
+    services.events.emit('searches.vaultRun', { ...run, path: cancelled.path, state: 'cancelled' })
+
+    for (const target of [failed, cancelled]) {
+      await expect.poll(() => fs.existsSync(path.dirname(target.path))).toBe(false)
+      fs.mkdirSync(path.dirname(target.path), { recursive: true })
+      fs.writeFileSync(target.path, 'late')
+      expect((await rawRequest(target.download)).status).toBe(404)
+    }
+    expect(fs.existsSync(path.dirname(running.path))).toBe(true)
+    fs.writeFileSync(running.path, 'ID\n1\n')
+    expect((await rawRequest(running.download)).body).toBe('ID\n1\n')
+  })
+
   it('refuses to show a folder, and a bad argument, as values', async () => {
     expect(await request('app.showInFolder', { path: '/etc/passwd' })).toMatchObject({
       ok: false,

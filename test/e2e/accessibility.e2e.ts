@@ -2,8 +2,9 @@
  * The accessibility gate over every screen of the app (WCAG 2.2 A and AA, light and dark, through
  * axe-core: support/accessibility.ts): the welcome screen and its dialog, then on the demo vault
  * every section, every list, a record of every kind, the structure search and property ranges,
- * the results screen, the outbox and the gallery. The other e2e suites check the screens they end
- * their tests on; this one walks them all, so that a new screen is checked the day it is routed.
+ * the results screen, the saved searches, the outbox and the gallery. The other e2e suites check
+ * the screens they end their tests on; this one walks them all, so that a new screen is checked
+ * the day it is routed.
  */
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -176,6 +177,7 @@ describe.runIf(available)('accessibility of every screen in Chromium', () => {
         return id === null ? [] : [recordHref(kind, id)]
       }),
       '#/results',
+      '#/saved-searches',
     ]
     // 200% zoom of a 1280x720 window lays the page out in 640x360 CSS pixels.
     for (const size of [
@@ -229,11 +231,18 @@ describe.runIf(available)('accessibility of every screen in Chromium', () => {
     }
   })
 
-  it('checks the results screen, the outbox and the gallery', async () => {
+  it('checks the results screen, the saved searches, the outbox and the gallery', async () => {
     await visit('#/assays')
     await page.getByRole('link', { name: 'Results' }).first().click()
     await page.waitForTimeout(1000)
     await expectAccessible('results')
+    await visit('#/saved-searches')
+    // The demo vault's saved searches, their criteria in words and what needs the vault.
+    await page
+      .getByRole('list', { name: 'Saved searches' })
+      .getByRole('heading', { level: 2, name: 'Quinazoline cores', exact: true })
+      .waitFor()
+    await expectAccessible('saved searches')
     await visit('#/outbox')
     await expectAccessible('outbox')
     // A live region says what the outbox holds whenever it changes, without taking the focus.
