@@ -377,3 +377,111 @@ describe('vault-desk searches run --on-vault', { timeout: 180_000 }, () => {
     expect(fs.existsSync(path.join(dataDir, 'missing'))).toBe(false)
   })
 })
+
+describe('vault-desk searches save', { timeout: 180_000 }, () => {
+  const kinaseQuestion = [
+    '--substructure',
+    'c1ncnc2ccccc12',
+    '--readout',
+    'Kinase IC50 (ADP-Glo): % Inhibition > 50',
+  ]
+  const save = (name: string, ...options: string[]) =>
+    vaultDesk(['searches', 'save', name, '--vault', String(main), ...options])
+
+  it('queues the search find would run, as the window does, and sends it once the vault answers', async () => {
+    const name = 'Quinazolines over 50% (CLI)'
+    sim.faults.set({ serverErrorRate: 1, serverErrorStatus: 503, match: 'POST /vaults/' })
+    let queued: Run
+    try {
+      queued = await save(name, '--project', 'kinase inhibitors', ...kinaseQuestion, '--json')
+    } finally {
+      sim.faults.clear()
+    }
+    expect(queued.code, queued.stderr).toBe(0)
+    const report = JSON.parse(queued.stdout) as {
+      itemId: number
+      words: string
+      delivery: { items: { id: number; state: string }[] }
+    }
+    expect(report.words).toBe(
+      `Molecules containing the substructure c1ncnc2ccccc12 and with results “Kinase IC50 (ADP-Glo): % Inhibition > 50 %” in project 'Kinase Inhibitors' ${scope}`,
+    )
+    expect(report.delivery.items).toEqual([
+      expect.objectContaining({ id: report.itemId, state: 'queued' }),
+    ])
+
+    const outbox = await vaultDesk(['outbox', 'list'])
+    expect(outbox.code, outbox.stderr).toBe(0)
+    expect(outbox.stdout).toContain(`#${report.itemId}  queued  Save the search "${name}"\n`)
+    const listed = await vaultDesk(['searches', '--vault', String(main), '--json'])
+    const { searches } = JSON.parse(listed.stdout) as {
+      searches: (Listed & { pending: { itemId: number } | null })[]
+    }
+    expect(searches.find((search) => search.name === name)).toMatchObject({
+      id: null,
+      pending: { itemId: report.itemId },
+    })
+
+    // The name is taken by the queued search: a second save of it is refused, naming the item.
+    const again = await save(name.toUpperCase(), '--project', 'Kinase Inhibitors', '--text', 'QZ')
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain(
+      `already used by the saved search queued by outbox item ${report.itemId}`,
+    )
+
+    const sent = await vaultDesk(['outbox', 'send'])
+    expect(sent.code, sent.stderr).toBe(0)
+    const inVault = (await client.searches.list(main)).find((search) => search.name === name)
+    expect(inVault).toBeDefined()
+    // The vault runs it as it was asked here: its answer in the project is the offline answer.
+    const offline = await vaultDesk([
+      'find',
+      '--vault',
+      String(main),
+      ...kinaseQuestion,
+      '--limit',
+      '100000',
+      '--json',
+    ])
+    expect(offline.code, offline.stderr).toBe(0)
+    const offlineIds = (JSON.parse(offline.stdout) as { records: { id: number }[] }).records
+      .map((record) => record.id)
+      .sort((a, b) => a - b)
+    const inProjects: number[] = []
+    for await (const molecule of (await client.searches.run(main, inVault!.search_id!)).records()) {
+      if ((molecule.projects ?? []).some((project) => project.id === sim.cast.projects.kinase.id))
+        inProjects.push(molecule.id!)
+    }
+    expect(inProjects.length).toBeGreaterThan(0)
+    expect(inProjects.every((id) => offlineIds.includes(id))).toBe(true)
+  })
+
+  it('refuses a used name, an unknown project and a search a saved one cannot hold, naming each', async () => {
+    const used = await save('quinazoline CORES', '--project', 'Kinase Inhibitors', '--text', 'Q')
+    expect(used.code).toBe(1)
+    expect(used.stderr).toMatch(/the name 'quinazoline CORES' is already used by saved search \d+/)
+
+    const project = await save('New one', '--project', 'No such project', '--text', 'Q')
+    expect(project.code).toBe(1)
+    expect(project.stderr).toContain(`Vault ${main} has no project named 'No such project'`)
+    expect(project.stderr).toContain("'Kinase Inhibitors'")
+
+    const twoProjects = await save('New one', '--project', '1', '--project', '2')
+    expect(twoProjects.code).toBe(2)
+    expect(twoProjects.stderr).toContain('exactly one project: give --project once')
+
+    const plates = await save('New one', 'plates', '--project', 'Kinase Inhibitors')
+    expect(plates.code).toBe(1)
+    expect(plates.stderr).toContain("the vault's saved searches find molecules only")
+
+    const stray = await vaultDesk(['searches', '--vault', String(main), '--text', 'Q'])
+    expect(stray.code).toBe(2)
+    expect(stray.stderr).toContain('--text goes with "searches save NAME"')
+
+    const items = await vaultDesk(['outbox', 'list', '--all', '--json'])
+    const summaries = (JSON.parse(items.stdout) as { summary: string }[]).map(
+      (item) => item.summary,
+    )
+    expect(summaries.filter((summary) => /New one|quinazoline CORES/i.test(summary))).toEqual([])
+  })
+})

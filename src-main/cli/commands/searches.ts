@@ -1,14 +1,18 @@
 import path from 'node:path'
 import { vaultRunFormats, type VaultRunFormat } from '../../../src-common/searches/vault-run.ts'
 import type {
+  SavedSearchSaved,
   SavedSearchSummary,
   SavedSearchVaultRun,
+  SearchToSave,
 } from '../../services/saved-searches-service.ts'
 import type { Services } from '../../services/index.ts'
 import { AppError, errorCodes, type ErrorCode } from '../../shared/app-error.ts'
 import type { Command, CommandContext, CommandOutput } from '../command.ts'
 import { chooseConnection } from '../connection-choice.ts'
+import { listQuestionOptions, listQuestionUsage, readListQuestion } from '../list-question.ts'
 import { vaultIdOption } from '../vault-option.ts'
+import { deliver, deliveryExitCode, describeDelivery, type Delivery } from './outbox-delivery.ts'
 
 /** What `vault-desk searches --json` prints. */
 export interface SearchesReport {
@@ -16,33 +20,48 @@ export interface SearchesReport {
   searches: SavedSearchSummary[]
 }
 
+/** What `vault-desk searches save --json` prints: the saved search queued, and its sending. */
+export interface SearchSavedReport extends SavedSearchSaved {
+  delivery: Delivery
+}
+
+/** The options of each action, refused with the others. */
+const actionOptions = {
+  run: ['on-vault', 'format', 'output'],
+  save: ['project', ...Object.keys(listQuestionOptions).filter((name) => name !== 'vault')],
+} as const
+
 export const searchesCommand: Command = {
   name: 'searches',
   summary:
-    "List a vault's saved searches from the cache: criteria in words, and whether each runs offline (find --saved NAME); or run one on the vault, saving its file.",
-  usage: `vault-desk searches --vault ID [--json]\n       vault-desk searches run NAME --on-vault --format ${vaultRunFormats.join('|')} --output FILE --vault ID [--json]`,
+    "List a vault's saved searches from the cache: criteria in words, and whether each runs offline (find --saved NAME); run one on the vault, saving its file; or save a search in the vault (queued).",
+  usage: [
+    'vault-desk searches --vault ID [--json]',
+    `       vault-desk searches run NAME --on-vault --format ${vaultRunFormats.join('|')} --output FILE --vault ID [--json]`,
+    `       vault-desk searches save NAME --project P ${listQuestionUsage} [--json]`,
+  ].join('\n'),
   options: {
-    vault: { type: 'string' },
+    ...listQuestionOptions,
     'on-vault': { type: 'boolean' },
     format: { type: 'string' },
     output: { type: 'string', short: 'o' },
+    project: { type: 'string', multiple: true },
   },
+  syncsOrSends: ([action]) => action === 'save',
+  queuesForTheHolder: true,
   async run(context) {
     const vaultId = vaultIdOption(context.values.vault)
     if (vaultId === undefined) throw new AppError('invalid_argument', 'searches needs --vault ID.')
     const [action, ...rest] = context.positionals
-    if (action === 'run') return runOnVault(context, vaultId, rest)
-    if (action !== undefined) {
+    if (action !== undefined && action !== 'run' && action !== 'save') {
       throw new AppError(
         'invalid_argument',
-        `searches takes no arguments but "run NAME", got ${context.positionals.join(' ')}.`,
+        `searches takes no arguments but "run NAME" or "save NAME", got ${context.positionals.join(' ')}.`,
       )
     }
-    for (const name of ['on-vault', 'format', 'output']) {
-      if (context.values[name] !== undefined) {
-        throw new AppError('invalid_argument', `--${name} goes with "searches run NAME".`)
-      }
-    }
+    refuseOptionsOfOtherActions(context, action ?? null)
+    if (action === 'run') return runOnVault(context, vaultId, rest)
+    if (action === 'save') return saveSearch(context, vaultId, rest)
     const { runtime } = chooseConnection(context)
     const searches = context.services().searches.list(runtime.id, vaultId)
     const document: SearchesReport = { vaultId, searches }
@@ -107,6 +126,89 @@ async function runOnVault(
     code,
     `Saved search '${ended.name}' did not run on the vault: ${error.message}`,
   )
+}
+
+/**
+ * `searches save NAME --project P [the find options]`: the search `find` would run, saved in the
+ * vault as a saved search of one project. Checked and queued by the service the window's Save
+ * search dialog uses (`searches.save`: an unused name, a project of the vault, every part one a
+ * saved search can hold, each problem named), then sent unless the app sends.
+ */
+async function saveSearch(
+  context: CommandContext,
+  vaultId: number,
+  args: string[],
+): Promise<CommandOutput> {
+  const [name, ...kind] = args
+  if (name === undefined || name.trim() === '') {
+    throw new AppError(
+      'invalid_argument',
+      'searches save needs the new saved search’s NAME (quote a name with spaces).',
+    )
+  }
+  const { question } = readListQuestion({ ...context, positionals: kind }, 'searches save')
+  const { results, ...asked } = question
+  const search: SearchToSave = { ...asked, ...(results ? { results: [...results] } : {}) }
+  const project = projectOption(context.values.project)
+  const { runtime } = chooseConnection(context)
+  const services = context.services()
+  const projects = services.searches.propose(runtime.id, vaultId, search).projects
+  const saved = await services.searches.save(runtime.id, vaultId, {
+    name,
+    projectId: projectIdOf(project, projects, vaultId),
+    search,
+  })
+  const delivery = await deliver(services, [services.outbox.item(saved.itemId)], context.holder)
+  const report: SearchSavedReport = { ...saved, delivery }
+  return {
+    document: report,
+    exitCode: deliveryExitCode(delivery),
+    human: () => {
+      const notes = saved.notes.map((note) => `  note: ${note}\n`).join('')
+      return `Saved search '${saved.name}' queued: ${saved.words}\n${notes}${describeDelivery(delivery)}`
+    },
+  }
+}
+
+function projectOption(value: unknown): string {
+  const given = (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String)
+  if (given.length !== 1) {
+    throw new AppError(
+      'invalid_argument',
+      given.length === 0
+        ? 'searches save needs --project P (an id or a name): a saved search belongs to exactly one project.'
+        : `A saved search belongs to exactly one project: give --project once, not ${given.length} times.`,
+    )
+  }
+  return given[0]!.trim()
+}
+
+/** A project by id (checked by the service with the rest) or by its name in the cache. */
+function projectIdOf(
+  project: string,
+  projects: readonly { id: number; name: string }[],
+  vaultId: number,
+): number {
+  if (/^\d+$/.test(project)) return Number(project)
+  const wanted = project.toLocaleLowerCase()
+  const found = projects.find((candidate) => candidate.name.toLocaleLowerCase() === wanted)
+  if (found) return found.id
+  const known = projects.map((candidate) => `${candidate.id} '${candidate.name}'`).join(', ')
+  throw new AppError(
+    'validation',
+    `Vault ${vaultId} has no project named '${project}' in the cache; its projects: ${known || 'none (sync the vault?)'}.`,
+  )
+}
+
+function refuseOptionsOfOtherActions(context: CommandContext, action: string | null): void {
+  for (const [other, names] of Object.entries(actionOptions)) {
+    if (other === action) continue
+    for (const name of names) {
+      if (context.values[name] !== undefined) {
+        throw new AppError('invalid_argument', `--${name} goes with "searches ${other} NAME".`)
+      }
+    }
+  }
 }
 
 /** Starts a run, reports it on stderr until it ends, and cancels it on Ctrl-C or TERM. */
