@@ -457,6 +457,7 @@ export class AttachmentsService {
     const file = this.#storedFile(connectionId, entry)
     if (file !== null) await fs.rm(file, { force: true })
     if (entry) register.markEvicted(vaultId, fileId, 'Removed on request.')
+    this.#changed(connectionId, vaultId, [fileId])
     return this.states(connectionId, vaultId, [fileId])[0]!
   }
 
@@ -523,10 +524,19 @@ export class AttachmentsService {
     const running = attachments.fetching.get(key)
     if (running) return running
     const work = this.#fetchOnce(connectionId, attachments, vaultId, fileId, options)
-      .finally(() => attachments.fetching.delete(key))
+      .finally(() => {
+        attachments.fetching.delete(key)
+        this.#changed(connectionId, vaultId, [fileId])
+      })
       .then(() => this.states(connectionId, vaultId, [fileId])[0]!)
     attachments.fetching.set(key, work)
+    this.#changed(connectionId, vaultId, [fileId])
     return work
+  }
+
+  /** Tells the windows that these files' states changed (fetching, fetched, removed...). */
+  #changed(connectionId: string, vaultId: number, fileIds: number[]): void {
+    this.#options.events.emit('attachments.changed', { connectionId, vaultId, fileIds })
   }
 
   async #fetchOnce(
@@ -674,6 +684,10 @@ export class AttachmentsService {
         file.fileId,
         'Removed to keep within the attachment budget.',
       )
+    }
+    for (const vaultId of new Set(files.map((file) => file.vaultId))) {
+      const fileIds = files.filter((file) => file.vaultId === vaultId).map((file) => file.fileId)
+      this.#changed(connectionId, vaultId, fileIds)
     }
   }
 }

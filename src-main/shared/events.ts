@@ -45,6 +45,11 @@ export interface AppEvents {
   'watch.activity': WatchActivity
   /** A saved search run on the vault went on (queued, running, downloading), or ended. */
   'searches.vaultRun': SavedSearchVaultRun
+  /**
+   * These attachments of a vault changed state (a fetch started or ended, contents removed or
+   * evicted for the budget): a record page showing any of them may ask `attachments.states` again.
+   */
+  'attachments.changed': { connectionId: string; vaultId: number; fileIds: number[] }
 }
 
 /** What a watched instrument folder did, in words and as data (the CLI's `watch --json` lines). */
@@ -138,6 +143,7 @@ export const appEventNames = [
   'exports.progress',
   'watch.activity',
   'searches.vaultRun',
+  'attachments.changed',
 ] as const satisfies readonly AppEventName[]
 
 /** Fails to compile when an event of AppEvents is missing from appEventNames. */

@@ -229,7 +229,11 @@ describe('attachments offline through the contract', () => {
       await refusal('attachments.open', { connectionId, vaultId, fileId: files[2]!.id }),
     ).toMatchObject({ code: 'invalid_argument' })
 
+    const evicted = nextEvent(services, 'attachments.changed', (change) =>
+      change.fileIds.includes(files[2]!.id),
+    )
     await call('attachments.setBudget', { connectionId, budgetBytes: 100_000 })
+    expect(await evicted).toEqual({ connectionId, vaultId, fileIds: [files[2]!.id] })
     const states = await call<AttachmentView[]>('attachments.states', {
       connectionId,
       vaultId,
@@ -241,11 +245,13 @@ describe('attachments offline through the contract', () => {
   })
 
   it('removes a file on request and refuses bad arguments clearly', async () => {
+    const changed = nextEvent(services, 'attachments.changed')
     const removed = await call<AttachmentView>('attachments.remove', {
       connectionId,
       vaultId,
       fileId: files[0]!.id,
     })
+    expect(await changed).toEqual({ connectionId, vaultId, fileIds: [files[0]!.id] })
     expect(removed).toMatchObject({ state: 'over_budget', reason: 'Removed on request.' })
     expect(
       await refusal('attachments.preview', { connectionId, vaultId, fileId: files[0]!.id }),
@@ -285,6 +291,13 @@ describe('attachments fetched by sync', () => {
         sessionOnly: true,
       })
       const id = added.connection.id
+      // What a record page showing the files reads on each event: its states at that moment.
+      const seen: { fileIds: number[]; states: AttachmentView['state'][] }[] = []
+      const stopSeeing = background.services.events.on('attachments.changed', (change) => {
+        if (change.connectionId !== id || change.vaultId !== vaultId) return
+        const states = background.services.attachments.states(id, vaultId, change.fileIds)
+        seen.push({ fileIds: change.fileIds, states: states.map((view) => view.state) })
+      })
       const first = synced(id)
       await ask('sync.start', { connectionId: id })
       await first
@@ -310,6 +323,14 @@ describe('attachments fetched by sync', () => {
       expect(views.map((view) => [view.state, view.sha256])).toEqual(
         files.map((file) => ['fetched', sha256(file.bytes)]),
       )
+      stopSeeing()
+      // Each file was announced as its fetch began (fetching) and once it ended (fetched).
+      for (const file of files) {
+        expect(
+          seen.filter((change) => change.fileIds.includes(file.id)).map((c) => c.states),
+          file.name,
+        ).toEqual([['fetching'], ['fetched']])
+      }
 
       // Removed with its cache, the connection's attachments go too.
       const folder = path.join(background.dataDir, 'attachments', id)
