@@ -55,6 +55,8 @@ export interface PreparedPage {
 /** A member of a record kept in a column of its own (see `listMembers`). */
 export interface ListMember {
   column: string
+  /** Its SQL type, as cache step 10 added it (after `json`: record-tables.ts). */
+  type: 'INTEGER' | 'TEXT'
   read: (record: JsonObject) => SqlValue
 }
 
@@ -67,10 +69,12 @@ export const listMembers: Readonly<Partial<Record<RecordKindName, readonly ListM
   molecules: [
     {
       column: 'batch_count',
+      type: 'INTEGER',
       read: (record) => (Array.isArray(record.batches) ? record.batches.length : null),
     },
     {
       column: 'projects_json',
+      type: 'TEXT',
       read: (record) => (record.projects === undefined ? null : JSON.stringify(record.projects)),
     },
   ],

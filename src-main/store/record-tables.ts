@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { KindDeclaration } from '../../src-common/records/kind-declaration.ts'
 import { kindDeclarations } from '../../src-common/records/record-kinds.ts'
+import { listMembers } from './record-rows.ts'
 
 /**
  * The table of a record kind as its declaration describes it. Every record table has the same
@@ -12,8 +13,9 @@ import { kindDeclarations } from '../../src-common/records/record-kinds.ts'
  * - `name`, `created_at`, `modified_at`: what lists show and sort on for nearly every kind.
  *   Timestamps are normalized to `YYYY-MM-DDTHH:MM:SS.ffffffZ` so that text order is time order.
  * - the kind's declared columns: the links and the values lists filter and sort on.
- * - `json`: the record exactly as the API gave it (unknown members kept). It is the last column,
- *   so that scans which read only the columns before it do not touch its overflow pages.
+ * - `json`: the record exactly as the API gave it (unknown members kept). It is the last column
+ *   of the frame, so that scans which read only the columns before it do not touch its overflow
+ *   pages; list members a later step added (record-rows.ts) come after it.
  *
  * Indexes are few on purpose: every one costs each ingested record a B-tree insert.
  *
@@ -31,6 +33,8 @@ export function recordTableSql(kind: KindDeclaration): string[] {
       ...(column.flag ? ['NOT NULL DEFAULT 0'] : []),
     ].join(' '),
   )
+  // Added by a later cache step, so after `json` (record-rows.ts `listMembers`).
+  const members = listMembers[kind.name as keyof typeof listMembers] ?? []
   return [
     `CREATE TABLE ${table} (
       row_id INTEGER PRIMARY KEY,
@@ -41,6 +45,7 @@ export function recordTableSql(kind: KindDeclaration): string[] {
       modified_at TEXT,
       ${columns.map((column) => `${column},`).join(' ')}
       json TEXT${kind.nestedJson ? '' : ' NOT NULL'},
+      ${members.map((member) => `${member.column} ${member.type},`).join(' ')}
       UNIQUE (vault_id, id)
     )`,
     ...(kind.unnamed ? [] : [`CREATE INDEX ${table}_by_name ON ${table} (vault_id, name)`]),
