@@ -19,7 +19,7 @@ const loggedSteps: Migration[] = [
   // Long enough that the others arrive while it runs.
   (db) => {
     db.exec(`CREATE TABLE filler AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
-      WHERE i < 300000) SELECT i, hex(randomblob(16)) AS text FROM n`)
+      WHERE i < 60000) SELECT i, hex(randomblob(16)) AS text FROM n`)
     db.prepare('INSERT INTO steps VALUES (2, ?)').run(process.pid)
   },
   (db) => db.prepare('INSERT INTO steps VALUES (3, ?)').run(process.pid),
