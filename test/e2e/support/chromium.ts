@@ -49,9 +49,12 @@ export async function watchForProblems(page: Page): Promise<() => Promise<string
     if (message.type() === 'error') problems.push(`console: ${message.text()}`)
   })
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`))
-  page.on('requestfailed', (request) =>
-    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`),
-  )
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText
+    // The browser's own icon request, cut short by a reload or navigation: not the app's doing.
+    if (reason === 'net::ERR_ABORTED' && new URL(request.url()).pathname === '/favicon.svg') return
+    problems.push(`request failed: ${request.url()} (${reason})`)
+  })
   await page.addInitScript({ content: recordViolations })
   return async () => {
     if (page.isClosed()) return [...problems]
