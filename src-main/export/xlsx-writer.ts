@@ -8,7 +8,8 @@ line breaks as Excel's LF).
  */
 import { once } from 'node:events'
 import { Writable } from 'node:stream'
-import ExcelJS from 'exceljs'
+import type ExcelJS from 'exceljs'
+import { excelLibrary } from '../shared/excel-library.ts'
 import type { ExportColumns, ExportRecord, ExportValue } from './columns.ts'
 import type { ExportOutput } from './output.ts'
 import type { RecordWriter } from './record-writer.ts'
@@ -35,7 +36,7 @@ export function xlsxWriter(
   columns: ExportColumns,
   options: { sheetName: string; rowsPerSheet?: number },
 ): XlsxWriter {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+  const workbook = new (excelLibrary().stream.xlsx.WorkbookWriter)({
     stream: through(output),
     useStyles: true,
     useSharedStrings: false,

@@ -4,7 +4,7 @@
  * a person sees them: numbers as JavaScript writes them, dates as ISO dates, formulas by their
  * cached result, rich text and hyperlinks by their text.
  */
-import ExcelJS from 'exceljs'
+import { excelLibrary } from '../shared/excel-library.ts'
 import { fileErrorOf, ImportFileError } from './import-file-source.ts'
 import type { ImportRecord, ImportTable } from './import-table.ts'
 
@@ -45,7 +45,7 @@ async function* records(
 
 /** The first worksheet's non-empty rows as text cells. */
 async function* sheetRows(filePath: string): AsyncGenerator<string[]> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(filePath, {
+  const workbook = new (excelLibrary().stream.xlsx.WorkbookReader)(filePath, {
     worksheets: 'emit',
     sharedStrings: 'cache',
     hyperlinks: 'ignore',
