@@ -1,4 +1,5 @@
 import path from 'node:path'
+import type { Database } from 'better-sqlite3'
 import type { RequestContext } from '../../core/context.ts'
 import type { VaultAccess } from '../../core/sim-core.ts'
 import { formatSeconds } from '../../core/dates.ts'
@@ -123,6 +124,22 @@ export function filesOf(
     .all(access.vault.id, resourceClass, resourceId) as FileRow[]
 }
 
+/**
+ * The files a run or protocol record lists, oldest first, as the deployed service's records list
+ * them (`source_files[{id, name}]`, as a molecule's do: docs/spec/gaps.md), in its lists too.
+ */
+export function listedFiles(
+  db: Database,
+  resourceClass: ResourceClass,
+  resourceId: number,
+): { id: number; name: string }[] {
+  return db
+    .prepare(
+      `SELECT id, name FROM uploaded_files WHERE resource_class = ? AND resource_id = ? ORDER BY id`,
+    )
+    .all(resourceClass, resourceId) as { id: number; name: string }[]
+}
+
 function visibleFile(access: VaultAccess, id: number): FileRow {
   const row = access.db
     .prepare(`SELECT * FROM uploaded_files WHERE id = ? AND vault_id = ?`)
@@ -134,6 +151,18 @@ function visibleFile(access: VaultAccess, id: number): FileRow {
     throw notFound(`File ${id}`)
   }
   return row
+}
+
+/**
+ * A notebook entry's files are part of the entry: attaching or removing one changes it, so that
+ * the entries query's `modified_after` finds it (runs, protocols and molecules list their files
+ * in their records, read whole).
+ */
+function touchEntry(ctx: RequestContext, resourceClass: ResourceClass, resourceId: number): void {
+  if (resourceClass !== 'eln_entry') return
+  ctx.db
+    .prepare(`UPDATE eln_entries SET modified_at = ? WHERE id = ?`)
+    .run(ctx.sim.clock.nowSeconds(), resourceId)
 }
 
 async function attachFile(ctx: RequestContext): Promise<unknown> {
@@ -181,6 +210,7 @@ async function attachFile(ctx: RequestContext): Promise<unknown> {
             ctx.sim.clock.nowSeconds(),
           ).lastInsertRowid,
       )
+      touchEntry(ctx, resourceClass as ResourceClass, resourceId)
       // Moved, not copied, where it can be; a failure rolls the row back.
       keepContents(ctx.sim.filesDirectory, inserted, file.path)
       return inserted
@@ -233,6 +263,7 @@ export const filesModule: SimModule = {
           `file ${row.id}`,
         )
         ctx.db.prepare(`DELETE FROM uploaded_files WHERE id = ?`).run(row.id)
+        touchEntry(ctx, row.resource_class, row.resource_id)
         removeContents(ctx.sim.filesDirectory, row.id)
         return { message: `File ${row.id} has been destroyed` }
       },

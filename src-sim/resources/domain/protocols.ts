@@ -19,6 +19,7 @@ import {
 import { assaySchema } from './assay-schema.ts'
 import { startCheckedExport } from './async-exports.ts'
 import { calculationsOf } from './dose-response-engine.ts'
+import { listedFiles } from './files.ts'
 import { resolveProtocolCriteria } from './protocol-criteria.ts'
 import { resolveProjects } from './project-lists.ts'
 
@@ -129,6 +130,7 @@ function protocolRecord(
       result_readout_definition: calculation.result_definition_id,
     })),
     protocol_statistics: protocolStatistics(db, row.id, readable),
+    source_files: listedFiles(db, 'protocol', row.id),
     created_at: formatSeconds(row.created_at),
     modified_at: formatSeconds(row.modified_at),
   }

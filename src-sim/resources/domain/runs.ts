@@ -9,6 +9,7 @@ import { envelope, idsEnvelope, readPage, type Page } from '../../core/paginatio
 import type { Params } from '../../core/params.ts'
 import { projectRef, readableProjects, requireEditable } from './access-rules.ts'
 import { startCheckedExport } from './async-exports.ts'
+import { listedFiles } from './files.ts'
 import { plateStatistics } from './plate-statistics.ts'
 import { resolveProject } from './project-lists.ts'
 import { readRunDay } from './run-days.ts'
@@ -54,6 +55,7 @@ function runRecord(db: Database, row: RunRow, withStatistics: boolean): Record<s
     place: row.place,
     conditions: row.conditions,
     slurp: row.slurp_id,
+    source_files: listedFiles(db, 'run', row.id),
     created_at: formatSeconds(row.created_at),
     modified_at: formatSeconds(row.modified_at),
   }

@@ -82,6 +82,59 @@ describe('POST /files', () => {
     expect((listed as { id: number }[]).map((file) => file.id)).toEqual(
       (listed as { id: number }[]).map((file) => file.id).sort((a, b) => a - b),
     )
+    // A run and a protocol list theirs too, alone and in their lists (as the deployed service's
+    // run records do), so that sync learns of them with the records.
+    const runFile = { id: record(toRun).id, name: 'raw.bin' }
+    const protocolFile = { id: record(toProtocol).id, name: 'SOP.txt' }
+    expect(record(await api.reader.get(`${api.main}/runs/${kinase.runId}`)).source_files).toEqual([
+      runFile,
+    ])
+    const runs = record(await api.reader.get(`${api.main}/runs?protocols=${kinase.protocolId}`))
+    expect(
+      (runs.objects as { id: number; source_files: unknown }[]).find(
+        (run) => run.id === kinase.runId,
+      )?.source_files,
+    ).toEqual([runFile])
+    expect(
+      record(await api.reader.get(`${api.main}/protocols/${kinase.protocolId}`)).source_files,
+    ).toEqual([protocolFile])
+    const protocols = record(
+      await api.reader.get(`${api.main}/protocols?protocols=${kinase.protocolId}`),
+    )
+    expect((protocols.objects as { source_files: unknown }[])[0]?.source_files).toEqual([
+      protocolFile,
+    ])
+  })
+
+  it('changes a notebook entry when a file is attached to it or removed, for modified_after', async () => {
+    const created = await api.writer.post(`${api.main}/eln/entries`, {
+      title: 'Files change me',
+      project: api.projects.kinase.id,
+    })
+    expect(created.status).toBe(200)
+    const entryId = record(created).id as number
+    const changedSince = async (since: string) =>
+      (
+        (await api.admin.post(`${api.main}/eln/entries/query`, { modified_after: since })).json as {
+          id: number
+        }[]
+      ).map((entry) => entry.id)
+    sim.clock.advance(60_000)
+    const afterCreate = new Date(sim.clock.nowMillis() - 1_000).toISOString()
+    expect(await changedSince(afterCreate)).not.toContain(entryId)
+    const attached = await upload(
+      writerToken(),
+      { file: new Blob(['a,b\n']), resource_class: 'eln_entry', resource_id: String(entryId) },
+      'notes.csv',
+    )
+    expect(attached.status).toBe(200)
+    expect(await changedSince(afterCreate)).toContain(entryId)
+    sim.clock.advance(60_000)
+    const afterAttach = new Date(sim.clock.nowMillis() - 1_000).toISOString()
+    expect(await changedSince(afterAttach)).not.toContain(entryId)
+    const removed = await api.writer.delete(`${api.main}/files/${record(attached).id}`)
+    expect(removed.status).toBe(200)
+    expect(await changedSince(afterAttach)).toContain(entryId)
   })
 
   it('answers 422 for missing or wrong parts, naming them', async () => {
