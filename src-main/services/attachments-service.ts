@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import Papa from 'papaparse'
 import { ApiError, type ApiErrorKind } from '../api/errors.ts'
 import type { Priority } from '../api/limiter.ts'
 import { AppError } from '../shared/app-error.ts'
+import { createPrivateFolderAsync } from '../shared/private-files.ts'
 import type { EventBus } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
 import {
@@ -26,6 +28,8 @@ import {
   fetchAttachment,
   type AttachmentFolders,
 } from '../sync/attachments/fetcher.ts'
+import { readEntryFiles } from '../sync/attachments/entry-files.ts'
+import { ServerClock } from '../sync/server-clock.ts'
 import type { ConnectionRuntime } from './connection-runtime.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 
@@ -114,6 +118,8 @@ interface ConnectionAttachments {
   /** Cancels the background pass (stop, removal, close). */
   background: AbortController | null
   fetching: Map<string, Promise<AttachmentView>>
+  /** Vaults whose notebook entries export this key may not run (not an administrator there). */
+  entriesRefused: Set<number>
 }
 
 export class AttachmentsService {
@@ -323,6 +329,14 @@ export class AttachmentsService {
     return (async () => {
       const runtime = this.#options.runtimes.get(connectionId)
       for (const { vaultId } of runtime.cache.lastSyncs()) {
+        if (controller.signal.aborted || !runtime.monitor.state.online) return
+        await this.discoverEntryFiles(connectionId, vaultId, controller.signal).catch(
+          (error: unknown) => {
+            if (!isCancel(error)) {
+              log.warn('could not read the files of notebook entries', { vaultId, error })
+            }
+          },
+        )
         const candidates = this.#candidates(connectionId, vaultId)
         const entries = new Map(
           attachments.register
@@ -359,6 +373,61 @@ export class AttachmentsService {
       .finally(() => {
         if (attachments.background === controller) attachments.background = null
       })
+  }
+
+  /**
+   * Learns which files notebook entries hold, from the vault's entries export (the only listing
+   * of an entry's files the specification gives; administrators only): the first time every
+   * entry, then those changed since the last reading began (server time). A key the
+   * vault refuses is not asked again in this process. Answers how many entries were read, or
+   * null when the export was refused.
+   */
+  async discoverEntryFiles(
+    connectionId: string,
+    vaultId: number,
+    signal?: AbortSignal,
+  ): Promise<number | null> {
+    const attachments = this.#of(connectionId)
+    if (attachments.entriesRefused.has(vaultId)) return null
+    const { register, folders } = attachments
+    const runtime = this.#options.runtimes.get(connectionId)
+    const since = register.listingReadSince(vaultId, entriesListing.name)
+    // The next reading starts where this one did, in the server's time (which stamps
+    // modified_at), learned from the Date of the export's own answers.
+    const clock = new ServerClock(runtime.client, this.#options.log)
+    const startedAt = clock.moment()
+    const options = { priority: 'background' as const, ...(signal ? { signal } : {}) }
+    const archive = path.join(folders.partial, `${vaultId}-entries-${randomUUID()}.zip`)
+    try {
+      let exported
+      try {
+        exported = await runtime.client.elnEntries.export(
+          vaultId,
+          since === null ? {} : { modified_after: since },
+          options,
+        )
+      } catch (error) {
+        if (error instanceof ApiError && refusalKinds.has(error.kind)) {
+          attachments.entriesRefused.add(vaultId)
+          this.#options.log.debug('the notebook entries export is not available to this key', {
+            connectionId,
+            vaultId,
+            error,
+          })
+          return null
+        }
+        throw error
+      }
+      await createPrivateFolderAsync(folders.partial)
+      await exported.saveTo(archive, options)
+      const entries = await readEntryFiles(archive)
+      const readSince = await clock.at(startedAt, vaultId, options)
+      register.learnListing(vaultId, { ...entriesListing, readSince }, entries)
+      return entries.size
+    } finally {
+      clock.stop()
+      await fs.rm(archive, { force: true })
+    }
   }
 
   /** Stops a connection's background fetching (its sync stopped, it is being removed). */
@@ -484,6 +553,7 @@ export class AttachmentsService {
       folders,
       background: null,
       fetching: new Map(),
+      entriesRefused: new Set(),
     }
     // What an earlier process left half written is of no use.
     clearPartial(folders)
@@ -822,6 +892,11 @@ const runnableEndings = new Set(
     'dll',
   ].map((ending) => `.${ending}`),
 )
+
+/** The notebook entries export, as the register remembers where its reading left off. */
+const entriesListing = { name: 'eln_entries_export', resourceClass: 'eln_entry' }
+/** The vault will not give this key the export: asking again in this process changes nothing. */
+const refusalKinds = new Set<ApiErrorKind>(['authentication', 'forbidden', 'not_found'])
 
 /** Failures worth trying again at the next pass without the person asking. */
 const transientKinds = new Set<ApiErrorKind>(['network', 'server', 'rate_limited'])

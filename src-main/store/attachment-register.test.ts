@@ -9,14 +9,31 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-attachment-register-'))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe('attachmentCandidates', () => {
-  it('finds the files that file records, molecules and notebook entries name', () => {
+  it('finds the files that file records, molecules, runs, protocols and entries name', () => {
     const file = path.join(dir, 'cache.db')
     const db = new Database(file)
     db.exec(`
       CREATE TABLE files (vault_id INTEGER, id INTEGER, name TEXT, mime_type TEXT, json TEXT);
       CREATE TABLE molecules (vault_id INTEGER, id INTEGER, json TEXT);
       CREATE TABLE eln_entries (vault_id INTEGER, id INTEGER, json TEXT);
+      CREATE TABLE runs (vault_id INTEGER, id INTEGER, json TEXT);
+      CREATE TABLE protocols (vault_id INTEGER, id INTEGER, json TEXT);
     `)
+    db.prepare(`INSERT INTO runs VALUES (?, ?, ?)`).run(
+      1,
+      7,
+      JSON.stringify({ source_files: [{ id: 17, name: 'reads.csv' }] }),
+    )
+    db.prepare(`INSERT INTO runs VALUES (?, ?, ?)`).run(
+      2,
+      8,
+      JSON.stringify({ source_files: [{ id: 98, name: 'other vault' }] }),
+    )
+    db.prepare(`INSERT INTO protocols VALUES (?, ?, ?)`).run(
+      1,
+      3,
+      JSON.stringify({ source_files: [{ id: 18, name: 'SOP.pdf' }] }),
+    )
     db.prepare(`INSERT INTO files VALUES (?, ?, ?, ?, ?)`).run(
       1,
       10,
@@ -53,6 +70,8 @@ describe('attachmentCandidates', () => {
       { fileId: 10, name: 'plate.csv', mimeType: 'text/csv', size: 1234 },
       { fileId: 11, name: 'nmr.jdx', mimeType: null, size: null },
       ...[12, 13, 14, 15, 16].map((fileId) => ({ fileId, name: null, mimeType: null, size: null })),
+      { fileId: 17, name: 'reads.csv', mimeType: null, size: null },
+      { fileId: 18, name: 'SOP.pdf', mimeType: null, size: null },
     ])
   })
 })

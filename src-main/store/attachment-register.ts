@@ -66,6 +66,18 @@ const migrations = [
       CREATE INDEX known_files_by_resource ON known_files (vault_id, resource_class, resource_id);
     `)
   },
+  (db: Database.Database) => {
+    // Where the last reading of a listing that names files left off (the notebook entries
+    // export): the next asks only what changed since.
+    db.exec(`
+      CREATE TABLE file_listings (
+        vault_id INTEGER NOT NULL,
+        listing TEXT NOT NULL,
+        read_since TEXT NOT NULL,
+        PRIMARY KEY (vault_id, listing)
+      );
+    `)
+  },
 ]
 
 interface Row {
@@ -212,6 +224,37 @@ export class AttachmentRegister {
     })()
   }
 
+  /** Where the last reading of a vault's listing left off (null before the first). */
+  listingReadSince(vaultId: number, listing: string): string | null {
+    return (
+      this.#db
+        .prepare<[number, string], string>(
+          `SELECT read_since FROM file_listings WHERE vault_id = ? AND listing = ?`,
+        )
+        .pluck()
+        .get(vaultId, listing) ?? null
+    )
+  }
+
+  /** The records a listing gave learned at once, and where the next reading starts. */
+  learnListing(
+    vaultId: number,
+    listing: { name: string; resourceClass: string; readSince: string },
+    records: ReadonlyMap<number, readonly { id: number; name: string | null }[]>,
+  ): void {
+    this.#db.transaction(() => {
+      for (const [resourceId, files] of records) {
+        this.learn(vaultId, listing.resourceClass, resourceId, files)
+      }
+      this.#db
+        .prepare(
+          `INSERT INTO file_listings (vault_id, listing, read_since) VALUES (?, ?, ?)
+           ON CONFLICT (vault_id, listing) DO UPDATE SET read_since = excluded.read_since`,
+        )
+        .run(vaultId, listing.name, listing.readSince)
+    })()
+  }
+
   /** Files known to belong to a record, or (without one) to any record of the vault. */
   known(
     vaultId: number,
@@ -247,8 +290,9 @@ export interface AttachmentCandidate {
 
 /**
  * The files the cached records of a vault list: file records (those the vault gave, or the
- * outbox's uploads stored), the `source_files` of molecules and the files notebook entries name. Read through a connection of its
- * own, read-only, so that the cache's owner is not involved.
+ * outbox's uploads stored), the `source_files` of molecules, runs and protocols, and the files
+ * notebook entries name. Read through a connection of its own, read-only, so that the cache's
+ * owner is not involved.
  */
 export function attachmentCandidates(cacheFile: string, vaultId: number): AttachmentCandidate[] {
   const db = new Database(cacheFile, { readonly: true, fileMustExist: true })
@@ -284,12 +328,13 @@ export function attachmentCandidates(cacheFile: string, vaultId: number): Attach
         })
       }
     }
-    if (tables.has('molecules')) {
+    // Molecules (when read alone), runs and protocols list their files as `source_files`.
+    for (const table of ['molecules', 'runs', 'protocols'].filter((name) => tables.has(name))) {
       const rows = db
         .prepare<[number], { id: unknown; name: unknown }>(
           `SELECT source.value ->> '$.id' AS id, source.value ->> '$.name' AS name
-           FROM molecules, json_each(molecules.json, '$.source_files') AS source
-           WHERE molecules.vault_id = ? AND json_type(molecules.json, '$.source_files') = 'array'`,
+           FROM ${table} AS record, json_each(record.json, '$.source_files') AS source
+           WHERE record.vault_id = ? AND json_type(record.json, '$.source_files') = 'array'`,
         )
         .all(vaultId)
       for (const row of rows) addReferenced(row.id, row.name)
