@@ -46,6 +46,7 @@ describe('openMainWindow', () => {
       webSecurity: true,
       allowRunningInsecureContent: false,
       webviewTag: false,
+      plugins: true,
       spellcheck: false,
     })
   })

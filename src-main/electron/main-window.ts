@@ -44,6 +44,9 @@ export function openMainWindow(options: MainWindowOptions): BrowserWindow {
       webSecurity: true,
       allowRunningInsecureContent: false,
       webviewTag: false,
+      // Chromium's PDF viewer, for an attachment's preview: a blob: frame the window makes, the
+      // only frame source the CSP allows.
+      plugins: true,
       // Chemical names and identifiers are "misspelled" everywhere, and on Linux the spellchecker
       // would download dictionaries from Google's servers.
       spellcheck: false,

@@ -40,7 +40,8 @@ import type { ConnectionRuntimes } from './connection-runtimes.ts'
  * Each connection keeps its contents and their register in `<dataDir>/attachments/<connection>/`
  * (store/attachment-register.ts). Opening goes through the host's shell (the system's default
  * application); previews are served to the window over IPC within size caps: images as data: URLs
- * (the CSP allows data: images, nothing more), text and CSV as text.
+ * (the CSP allows data: images, nothing more), text and CSV as text, PDF as its bytes, which the
+ * window hands to Chromium's own PDF viewer as a blob: frame (the CSP's one frame source).
  */
 
 /** What a window is told about one file. */
@@ -67,6 +68,8 @@ export type AttachmentPreview =
   | { kind: 'image'; mimeType: string; dataUrl: string }
   | { kind: 'text'; text: string; truncated: boolean }
   | { kind: 'table'; rows: string[][]; truncated: boolean }
+  /** The whole document, base64: the window shows it in Chromium's PDF viewer. */
+  | { kind: 'pdf'; mimeType: 'application/pdf'; base64: string }
 
 export interface AttachmentBudget {
   budgetBytes: number
@@ -105,6 +108,7 @@ const textTypes = new Set([
 /** Caps of what crosses to the window: an image whole, text and tables from their beginning. */
 export const previewCaps = {
   imageBytes: 16 * 1024 * 1024,
+  pdfBytes: 32 * 1024 * 1024,
   textBytes: 512 * 1024,
   tableRows: 500,
   tableColumns: 60,
@@ -467,7 +471,10 @@ export class AttachmentsService {
     return path.join(this.#of(connectionId).folders.contents, entry.storedAs)
   }
 
-  /** A preview for the window: images, text and CSV within the caps; others are refused, saying why. */
+  /**
+   * A preview for the window: images, PDF, text and CSV within the caps; others are refused,
+   * saying why.
+   */
   async preview(connectionId: string, vaultId: number, fileId: number): Promise<AttachmentPreview> {
     const { register } = this.#of(connectionId)
     const file = await this.pathToOpen(connectionId, vaultId, fileId)
@@ -487,6 +494,7 @@ export class AttachmentsService {
         dataUrl: `data:${mimeType};base64,${bytes.toString('base64')}`,
       }
     }
+    if (mimeType === pdfType) return await pdfPreview(file, entry)
     if (mimeType === null || !(mimeType.startsWith('text/') || textTypes.has(mimeType))) {
       throw new AppError(
         'invalid_argument',
@@ -782,7 +790,8 @@ function viewOf(
     fetchedAt: entry?.fetchedAt ?? null,
     lastOpenedAt: entry?.lastOpenedAt ?? null,
     previewable:
-      type !== null && (imageTypes.has(type) || type.startsWith('text/') || textTypes.has(type)),
+      type !== null &&
+      (imageTypes.has(type) || type === pdfType || type.startsWith('text/') || textTypes.has(type)),
   }
 }
 
@@ -807,6 +816,32 @@ function previewType(mimeType: string | null, name: string | null): string | nul
   const declared = mimeType?.split(';')[0]?.trim().toLowerCase()
   if (declared && declared !== 'application/octet-stream') return declared
   return name ? (typesByExtension[path.extname(name).toLowerCase()] ?? null) : null
+}
+
+const pdfType = 'application/pdf'
+
+/**
+ * A PDF whole, within the cap, once its header says it is one: a file the vault calls a PDF that
+ * is not one is named as such here rather than shown as a viewer's blank error page.
+ */
+async function pdfPreview(file: string, entry: AttachmentEntry): Promise<AttachmentPreview> {
+  const name = entry.name ?? 'This PDF'
+  const { size } = await fs.stat(file)
+  if (size > previewCaps.pdfBytes) {
+    throw new AppError(
+      'invalid_argument',
+      `${name} is too large to preview (${Math.ceil(size / 1024 ** 2)} MB, the preview takes up to ${previewCaps.pdfBytes / 1024 ** 2} MB): open it instead.`,
+    )
+  }
+  const bytes = await fs.readFile(file)
+  // The PDF reference allows the header anywhere in the first 1,024 bytes, as readers accept it.
+  if (!bytes.subarray(0, 1024).includes('%PDF-')) {
+    throw new AppError(
+      'invalid_argument',
+      `${name} is not a PDF document (it does not begin with a PDF header), although the vault calls it one: open it with another application if you trust it.`,
+    )
+  }
+  return { kind: 'pdf', mimeType: pdfType, base64: bytes.toString('base64') }
 }
 
 /** The beginning of a file as UTF-8 text (null when it is not), cut at a character's end. */

@@ -11,6 +11,7 @@ import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import type { AttachmentView } from '../../src-main/services/attachments-service.ts'
 import type { Services } from '../../src-main/services/index.ts'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
+import { smallPdf } from '../support/small-pdf.ts'
 import { nextEvent, testServices } from './support.ts'
 
 let sim: VaultSim
@@ -262,6 +263,59 @@ describe('attachments offline through the contract', () => {
     expect(
       await refusal('attachments.states', { connectionId, vaultId, fileIds: [0] }),
     ).toMatchObject({ code: 'invalid_argument' })
+  })
+})
+
+describe('PDF previews', () => {
+  it('gives a PDF whole for the window’s viewer and names a false one', async () => {
+    const client = new VaultClient({
+      baseUrl: sim.baseUrl,
+      token: sim.cast.users.admin.tokens[0]!,
+      limiters: new LimiterRegistry(),
+    })
+    const report = smallPdf('Stability report', ['Day 0', 'Day 28'])
+    const attachPdf = async (name: string, bytes: Buffer) => {
+      const source = path.join(sourceDir, name)
+      fs.writeFileSync(source, bytes)
+      return (
+        await client.files.attach(vaultId, {
+          file: source,
+          resource_class: 'molecule',
+          resource_id: moleculeId,
+        })
+      ).id
+    }
+    const reportId = await attachPdf('stability.pdf', report)
+    const falseId = await attachPdf('false.pdf', Buffer.from('PK\u0003\u0004 a zip, not a PDF'))
+    await call('attachments.forRecord', {
+      connectionId,
+      vaultId,
+      kind: 'molecules',
+      id: moleculeId,
+    })
+    for (const fileId of [reportId, falseId]) {
+      expect(
+        await call<AttachmentView>('attachments.fetchNow', {
+          connectionId,
+          vaultId,
+          fileId,
+          beyondBudget: true,
+        }),
+      ).toMatchObject({ state: 'fetched', mimeType: 'application/pdf', previewable: true })
+    }
+    const preview = await call<{ kind: string; mimeType: string; base64: string }>(
+      'attachments.preview',
+      { connectionId, vaultId, fileId: reportId },
+    )
+    expect(preview.kind).toBe('pdf')
+    expect(preview.mimeType).toBe('application/pdf')
+    expect(Buffer.from(preview.base64, 'base64').equals(report)).toBe(true)
+    expect(
+      await refusal('attachments.preview', { connectionId, vaultId, fileId: falseId }),
+    ).toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringMatching(/^false\.pdf is not a PDF document/),
+    })
   })
 })
 

@@ -78,8 +78,9 @@ export interface AttachmentResults {
   /** Where a fetched file is on this computer (the host's shell opens it from there). */
   'attachments.localPath': { path: string }
   /**
-   * A preview: an image as a data: URL (up to 16 MB), text or a CSV table from the file's
-   * beginning (512 KB, 500 rows); other types are refused with a message saying to open them.
+   * A preview: an image as a data: URL (up to 16 MB), a PDF whole as base64 (up to 32 MB, its
+   * header checked), text or a CSV table from the file's beginning (512 KB, 500 rows); other
+   * types are refused with a message saying to open them.
    */
   'attachments.preview': AttachmentPreview
   /** Removes a fetched file's contents from this computer; it can be fetched again. */
