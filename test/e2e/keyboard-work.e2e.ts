@@ -7,7 +7,7 @@
  * flow: test/outbox/eln.test.ts). The mouse is never used; at every step the
  * focus is on something and drawn, and a dialog gives the focus back to what opened it.
  */
-import type { Page } from 'playwright-core'
+import type { FileChooser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { VaultSim } from '../../src-sim/index.ts'
 import { networkSwitch, type NetworkSwitch } from '../outbox/support/network-switch.ts'
@@ -47,6 +47,8 @@ describe.runIf(available)('keyboard-only work through the outbox in Chromium', (
   let app: AppUnderTest
   let page: Page
   let problems: () => Promise<string[]>
+  /** File choosers the page has opened (see beforeAll). */
+  const choosers: FileChooser[] = []
   let token: string
   let vaultId: number
   let molecule: { id: number; name: string }
@@ -131,6 +133,10 @@ describe.runIf(available)('keyboard-only work through the outbox in Chromium', (
     const session = await app.open()
     page = session.page
     problems = session.problems
+    // Chromium reports a chooser only once interception is on, which a listener turns on without
+    // waiting: added just before the key, it can miss the chooser the key opens. Added here, it
+    // is on long before.
+    page.on('filechooser', (chooser) => choosers.push(chooser))
   }, 180_000)
 
   afterEach(async () => {
@@ -189,9 +195,10 @@ describe.runIf(available)('keyboard-only work through the outbox in Chromium', (
     const zone = page.getByRole('group', { name: 'Attach files to this molecule' })
     await zone.waitFor()
     await tabTo(/^button: Choose files…$/, { inside: zone })
-    const chooserOpened = page.waitForEvent('filechooser', { timeout: 30_000 })
+    choosers.length = 0
     await page.keyboard.press('Enter')
-    const chooser = await chooserOpened
+    await expect.poll(() => choosers.length, { timeout: 30_000 }).toBe(1)
+    const chooser = choosers[0]!
     expect(chooser.isMultiple()).toBe(true)
     await chooser.setFiles({
       name: fileName,
