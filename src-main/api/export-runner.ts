@@ -71,7 +71,7 @@ export class ExportRunner {
     options: ExportOptions = {},
   ): Promise<FinishedExport<T>> {
     const { onProgress, ...callOptions } = options
-    const limits = await this.#transport.limits(operation)
+    const limits = this.#transport.limits()
     const place = await limits.exports
       .acquire(options.priority, options.signal)
       .catch((error: unknown) => {

@@ -73,13 +73,90 @@ describe('Limiter', () => {
 })
 
 describe('LimiterRegistry', () => {
-  it('shares limits per origin and token, and separates other users and servers', () => {
+  it('shares limits per origin whatever the token, and separates servers', () => {
     const registry = new LimiterRegistry()
-    const alice = registry.forConnection('https://vault.example', 'alice-token')
-    expect(registry.forConnection('https://vault.example', 'alice-token')).toBe(alice)
-    expect(registry.forConnection('https://vault.example', 'bob-token')).not.toBe(alice)
-    expect(registry.forConnection('https://other.example', 'alice-token')).not.toBe(alice)
-    expect(alice.requests.capacity).toBe(3)
-    expect(alice.exports.capacity).toBe(3)
+    const vault = registry.forOrigin('https://vault.example')
+    expect(registry.forOrigin('https://vault.example')).toBe(vault)
+    expect(registry.forOrigin('https://other.example')).not.toBe(vault)
+    expect(vault.requests.capacity).toBe(3)
+    expect(vault.exports.capacity).toBe(3)
+  })
+})
+
+/** Slots "other processes" hold, as a test sets them: `free` of them are left. */
+function fakeSharedSlots(free: number) {
+  const wakes = new Set<() => void>()
+  const shared = {
+    free,
+    taken: 0,
+    watching: () => wakes.size,
+    tryTake: () => {
+      if (shared.free === 0) return null
+      shared.free--
+      shared.taken++
+      return {
+        release: () => {
+          shared.free++
+          shared.taken--
+        },
+      }
+    },
+    watch: (wake: () => void) => {
+      wakes.add(wake)
+      return () => wakes.delete(wake)
+    },
+    /** Another process gives one back. */
+    giveBack: () => {
+      shared.free++
+      for (const wake of [...wakes]) wake()
+    },
+  }
+  return shared
+}
+
+describe('Limiter with slots shared with other processes', () => {
+  it('grants only with a shared slot, and waits for one to come free elsewhere', async () => {
+    const shared = fakeSharedSlots(1)
+    const limiter = new Limiter(3, shared)
+    const first = await limiter.acquire()
+    let second: Slot | undefined
+    void limiter.acquire().then((slot) => (second = slot))
+    await Promise.resolve()
+    expect(second).toBeUndefined()
+    expect(limiter.active).toBe(1)
+    expect(shared.watching()).toBe(1)
+    shared.giveBack()
+    await Promise.resolve()
+    expect(second).toBeDefined()
+    expect(shared.watching()).toBe(0)
+    first.release()
+    second!.release()
+    expect(shared.taken).toBe(0)
+    expect(limiter.active).toBe(0)
+  })
+
+  it('keeps the lanes: an interactive request goes first when a shared slot comes free', async () => {
+    const shared = fakeSharedSlots(0)
+    const limiter = new Limiter(3, shared)
+    const order: string[] = []
+    void limiter.acquire('background').then(() => order.push('background'))
+    void limiter.acquire('interactive').then(() => order.push('interactive'))
+    shared.giveBack()
+    await Promise.resolve()
+    expect(order).toEqual(['interactive'])
+  })
+
+  it('stops watching when the last waiter gives up', async () => {
+    const shared = fakeSharedSlots(0)
+    const limiter = new Limiter(3, shared)
+    const controller = new AbortController()
+    const waiting = limiter.acquire('interactive', controller.signal)
+    expect(shared.watching()).toBe(1)
+    controller.abort()
+    await expect(waiting).rejects.toBeDefined()
+    expect(shared.watching()).toBe(0)
+    shared.giveBack()
+    expect(limiter.active).toBe(0)
+    expect(shared.taken).toBe(0)
   })
 })

@@ -6,6 +6,18 @@ export interface Slot {
   release(): void
 }
 
+/**
+ * Slots a limiter shares with other processes (the data folder's request slots): a limiter takes
+ * one of these with each of its own, so that every process on one data folder stays within one
+ * limit together.
+ */
+export interface SharedSlots {
+  /** A slot, or null while other processes hold them all. */
+  tryTake(): Slot | null
+  /** Calls `wake` whenever a slot may have come free, until the answered function is called. */
+  watch(wake: () => void): () => void
+}
+
 interface Waiter {
   grant(slot: Slot): void
   settled: boolean
@@ -13,18 +25,23 @@ interface Waiter {
 
 /**
  * A counting semaphore with two priority lanes, first come first served within a lane. A waiter
- * whose signal aborts leaves the queue at once and never takes a slot.
+ * whose signal aborts leaves the queue at once and never takes a slot. With `shared` slots, a
+ * slot is granted only with one of those too; while other processes hold them all, the limiter
+ * watches for one to come free.
  */
 export class Limiter {
   readonly capacity: number
   #active = 0
   readonly #lanes: Record<Priority, Waiter[]> = { interactive: [], background: [] }
+  readonly #shared: SharedSlots | undefined
+  #stopWatching: (() => void) | undefined
 
-  constructor(capacity: number) {
+  constructor(capacity: number, shared?: SharedSlots) {
     if (!Number.isInteger(capacity) || capacity < 1) {
       throw new RangeError(`A limiter needs a capacity of at least 1, not ${capacity}.`)
     }
     this.capacity = capacity
+    this.#shared = shared
   }
 
   get active(): number {
@@ -38,8 +55,8 @@ export class Limiter {
   acquire(priority: Priority = 'interactive', signal?: AbortSignal): Promise<Slot> {
     if (signal?.aborted) return Promise.reject(signal.reason as unknown)
     if (this.#active < this.capacity && this.waiting === 0) {
-      this.#active++
-      return Promise.resolve(this.#newSlot())
+      const slot = this.#take()
+      if (slot) return Promise.resolve(slot)
     }
     return new Promise<Slot>((resolve, reject) => {
       const lane = this.#lanes[priority]
@@ -47,6 +64,7 @@ export class Limiter {
         if (waiter.settled) return
         waiter.settled = true
         lane.splice(lane.indexOf(waiter), 1)
+        if (this.waiting === 0) this.#unwatch()
         reject(signal?.reason)
       }
       const waiter: Waiter = {
@@ -59,15 +77,22 @@ export class Limiter {
       }
       lane.push(waiter)
       signal?.addEventListener('abort', onAbort, { once: true })
+      // Room here but none elsewhere: only another process's release will let it through.
+      if (this.#active < this.capacity) this.#watch()
     })
   }
 
-  #newSlot(): Slot {
+  /** A slot of this limiter and, with shared slots, one of those; null when none is free. */
+  #take(): Slot | null {
+    const shared = this.#shared?.tryTake()
+    if (shared === null) return null
+    this.#active++
     let released = false
     return {
       release: () => {
         if (released) return
         released = true
+        shared?.release()
         this.#active--
         this.#grantNext()
       },
@@ -75,11 +100,21 @@ export class Limiter {
   }
 
   #grantNext(): void {
-    while (this.#active < this.capacity) {
-      const waiter = this.#lanes.interactive.shift() ?? this.#lanes.background.shift()
-      if (!waiter) return
-      this.#active++
-      waiter.grant(this.#newSlot())
+    while (this.#active < this.capacity && this.waiting > 0) {
+      const slot = this.#take()
+      if (!slot) return this.#watch()
+      const waiter = (this.#lanes.interactive.shift() ?? this.#lanes.background.shift())!
+      waiter.grant(slot)
     }
+    if (this.waiting === 0) this.#unwatch()
+  }
+
+  #watch(): void {
+    this.#stopWatching ??= this.#shared?.watch(() => this.#grantNext())
+  }
+
+  #unwatch(): void {
+    this.#stopWatching?.()
+    this.#stopWatching = undefined
   }
 }

@@ -97,8 +97,8 @@ export class Transport {
   }
 
   /** The limits of this connection's user, for the export queue. */
-  async limits(operation: string): Promise<ConnectionLimits> {
-    return this.#options.limiters.forConnection(this.origin, await this.#token(operation))
+  limits(): ConnectionLimits {
+    return this.#options.limiters.forOrigin(this.origin)
   }
 
   /** Sends a request and answers its parsed JSON body; an empty body answers undefined. */
@@ -151,9 +151,8 @@ export class Transport {
     const policy = this.#options.retry
     for (let attemptNumber = 1; ; attemptNumber++) {
       const token = await this.#token(spec.operation)
-      const limits = this.#options.limiters.forConnection(this.origin, token)
-      const slot = await limits.requests
-        .acquire(spec.priority, spec.signal)
+      const slot = await this.limits()
+        .requests.acquire(spec.priority, spec.signal)
         .catch((error: unknown) => {
           throw cancelled(spec.operation, error)
         })

@@ -8,7 +8,8 @@
  * The file is created atomically (`wx`) and names its holder. A lock left by a process that died
  * (its pid no longer runs on this host, or runs a process started after the lock was taken, or the
  * lock is older than the machine's boot) is taken over, under a second atomic file so that two
- * processes taking over the same stale lock never both win.
+ * processes taking over the same stale lock never both win. The same lock files, with a lease
+ * their holders renew, are the request slots beside it (request-slots.ts).
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -48,7 +49,28 @@ const staleTakeoverMs = 10_000
  */
 export function tryTakeDataFolderLock(dataDir: string, holder: string): LockAttempt {
   createPrivateFolder(dataDir)
-  const file = path.join(dataDir, dataFolderLockName)
+  return tryTakeLockFile(path.join(dataDir, dataFolderLockName), holder)
+}
+
+export interface LockFileOptions {
+  /**
+   * A holder renews its lock by touching the file (`renewLockFile`); one left untouched this long
+   * is taken over even though its process runs (a hung or frozen holder, one on another host).
+   */
+  leaseMs?: number
+  /** Remove the file when the process exits (default true; a caller holding many does it once). */
+  releaseOnExit?: boolean
+}
+
+/**
+ * Takes the lock file `file` (its folder must exist) if no live holder has it: the primitive of
+ * the data folder's lock and of the request slots beside it (request-slots.ts).
+ */
+export function tryTakeLockFile(
+  file: string,
+  holder: string,
+  options: LockFileOptions = {},
+): LockAttempt {
   const mine: DataFolderHolder = {
     pid: process.pid,
     host: os.hostname(),
@@ -58,18 +80,27 @@ export function tryTakeDataFolderLock(dataDir: string, holder: string): LockAtte
   // Twice at most: once as found, once after taking over a dead holder's lock.
   for (let attempt = 0; attempt < 2; attempt++) {
     const created = createLockFile(file, mine)
-    if (created) return { held: true, lock: heldLock(file, mine, created) }
+    if (created) return { held: true, lock: heldLock(file, mine, created, options) }
     const found = readLockFile(file)
     if (found === 'missing') continue
-    if (found === 'unreadable') {
-      if (!olderThan(file, unreadableLockGraceMs)) return { held: false, holder: null }
-    } else if (isAlive(found)) {
-      return { held: false, holder: found }
+    if (!isStale(file, found, options.leaseMs)) {
+      return { held: false, holder: typeof found === 'string' ? null : found }
     }
-    takeOver(file, found)
+    takeOver(file, found, options.leaseMs)
   }
   const found = readLockFile(file)
   return { held: false, holder: typeof found === 'string' ? null : found }
+}
+
+/** Keeps a leased lock file fresh; false when it is no longer there (taken over, removed). */
+export function renewLockFile(file: string): boolean {
+  try {
+    const now = new Date()
+    fs.utimesSync(file, now, now)
+    return true
+  } catch {
+    return false
+  }
 }
 
 export interface WaitOptions {
@@ -125,12 +156,18 @@ function createLockFile(file: string, mine: DataFolderHolder): string | null {
   return text
 }
 
-function heldLock(file: string, holder: DataFolderHolder, text: string): DataFolderLock {
+function heldLock(
+  file: string,
+  holder: DataFolderHolder,
+  text: string,
+  options: LockFileOptions,
+): DataFolderLock {
+  const onExit = options.releaseOnExit ?? true
   let released = false
   const release = () => {
     if (released) return
     released = true
-    process.off('exit', release)
+    if (onExit) process.off('exit', release)
     // Only our own file: a lock taken over after this process was judged dead is not ours.
     try {
       if (fs.readFileSync(file, 'utf8') === text) fs.unlinkSync(file)
@@ -138,7 +175,7 @@ function heldLock(file: string, holder: DataFolderHolder, text: string): DataFol
       // Already gone, or the folder went away: nothing to release.
     }
   }
-  process.on('exit', release)
+  if (onExit) process.on('exit', release)
   return { file, holder, release }
 }
 
@@ -167,6 +204,20 @@ function readLockFile(file: string): DataFolderHolder | 'missing' | 'unreadable'
 }
 
 /**
+ * Whether a lock as found may be taken over: unreadable for longer than a write takes, its holder
+ * dead, or (with a lease) not renewed in time.
+ */
+function isStale(
+  file: string,
+  found: DataFolderHolder | 'unreadable',
+  leaseMs: number | undefined,
+): boolean {
+  if (found === 'unreadable') return olderThan(file, unreadableLockGraceMs)
+  if (leaseMs !== undefined && olderThan(file, leaseMs)) return true
+  return !isAlive(found)
+}
+
+/**
  * A holder on another host cannot be checked and counts as alive (its message names the host, so
  * a person can remove the file when that machine no longer runs Vault Desk).
  */
@@ -191,8 +242,15 @@ function isAlive(holder: DataFolderHolder): boolean {
 /** The uncertainty of the times compared: clock ticks, boot time read in whole seconds. */
 const clockSlackMs = 2_000
 
+let bootedAtMs: number | undefined
+
 /** When this machine booted (Linux: /proc/stat's btime; elsewhere from the uptime). */
 export function bootTimeMs(): number {
+  bootedAtMs ??= readBootTimeMs()
+  return bootedAtMs
+}
+
+function readBootTimeMs(): number {
   try {
     const line = /^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))
     if (line) return Number(line[1]) * 1000
@@ -228,11 +286,15 @@ function olderThan(file: string, ageMs: number): boolean {
 }
 
 /**
- * Removes a dead holder's lock, but only while it is still the one judged dead: another process
- * may have taken it over (and made a new one) since it was read. The check and the removal happen
- * under `<lock>.takeover`, itself created atomically.
+ * Removes a stale lock, but only while it is still the one judged stale: another process may
+ * have taken it over (and made a new one), or its holder renewed it, since it was read. The check
+ * and the removal happen under `<lock>.takeover`, itself created atomically.
  */
-function takeOver(file: string, dead: DataFolderHolder | 'unreadable'): void {
+function takeOver(
+  file: string,
+  stale: DataFolderHolder | 'unreadable',
+  leaseMs: number | undefined,
+): void {
   const guard = `${file}.takeover`
   let fd: number
   try {
@@ -244,14 +306,15 @@ function takeOver(file: string, dead: DataFolderHolder | 'unreadable'): void {
   }
   try {
     const now = readLockFile(file)
+    if (now === 'missing') return
     const same =
-      dead === 'unreadable'
-        ? now === 'unreadable' && olderThan(file, unreadableLockGraceMs)
+      stale === 'unreadable'
+        ? now === 'unreadable'
         : typeof now !== 'string' &&
-          now.pid === dead.pid &&
-          now.host === dead.host &&
-          now.startedAt === dead.startedAt
-    if (same) fs.rmSync(file, { force: true })
+          now.pid === stale.pid &&
+          now.host === stale.host &&
+          now.startedAt === stale.startedAt
+    if (same && isStale(file, now, leaseMs)) fs.rmSync(file, { force: true })
   } finally {
     fs.closeSync(fd)
     fs.rmSync(guard, { force: true })

@@ -32,6 +32,7 @@ import { structureIngest } from './structure-ingest.ts'
 import { OutboxDesk } from './outbox-desk.ts'
 import { prepareDataDir, resolveConfig, type Config, type ConfigSources } from './config.ts'
 import { describeHolder, tryTakeDataFolderLock, type DataFolderLock } from './data-folder-lock.ts'
+import { limitersForDataFolder } from './request-slots.ts'
 import type { ClientTuning } from './connection-runtime.ts'
 import { ConnectionRuntimes } from './connection-runtimes.ts'
 import { ConnectionsService } from './connections-service.ts'
@@ -175,7 +176,13 @@ export function createServices(options: ServiceOptions): Services {
   const caches = new ConnectionCaches(config.dataDir)
   const connectionsRepository = new ConnectionsRepository(db)
   const registry = new ConnectionRegistry(connectionsRepository, tokens, caches)
-  const tuning = options.client ?? {}
+  // Requests in flight are limited per user across every process on this data folder.
+  const tuning = {
+    limiters: limitersForDataFolder(config.dataDir, (error) =>
+      log.warn('request slots cannot be shared with other processes', { error }),
+    ),
+    ...options.client,
+  }
   const runtimes: ConnectionRuntimes = new ConnectionRuntimes({
     registry,
     caches,

@@ -1,4 +1,4 @@
-import { ApiError, LimiterRegistry, VaultClient, type Vault } from '../api/index.ts'
+import { ApiError, VaultClient, type Vault } from '../api/index.ts'
 import { requireSecureUrl } from '../api/secure-url.ts'
 import { AppError } from '../shared/app-error.ts'
 import type { Logger } from '../shared/logger.ts'
@@ -16,9 +16,9 @@ export async function checkToken(
 ): Promise<Vault[]> {
   context.redactor.add(token.trim())
   const client = new VaultClient({
+    // The vault's slots, shared with every other request to it: it counts per user, and a token
+    // being checked may well be a user's second (interactive requests go first).
     ...context.tuning,
-    // A token not yet accepted gets slots of its own.
-    limiters: new LimiterRegistry(),
     baseUrl,
     token: token.trim(),
     logger: context.log,
