@@ -5,7 +5,7 @@ import type { RequestContext } from './context.ts'
 import type { SimCore, VaultAccess } from './sim-core.ts'
 import type { SimUser } from './users-and-vaults.ts'
 import type { FaultDecision } from './faults.ts'
-import { HttpError, tooManyRequests, unauthorized } from './http-error.ts'
+import { HttpError, notFound, tooManyRequests, unauthorized } from './http-error.ts'
 import type { InFlightLimit } from './in-flight-limit.ts'
 import { readJsonBody } from './json-body.ts'
 import { readMultipart } from './multipart.ts'
@@ -203,7 +203,11 @@ function createContext(
   let access: VaultAccess | undefined
   if (route.inVault) {
     access = sim.accessFor(user.id, tokenId, pathParams.vault_id ?? 0)
-    if (!access) throw unauthorized()
+    if (!access) {
+      throw route.options.vaultRefusal === 404
+        ? notFound(`Vault ${pathParams.vault_id ?? 0}`)
+        : unauthorized()
+    }
     if (route.options.admin && !access.isAdmin) {
       throw unauthorized(
         'The API key is not authorized for this operation: it is reserved for vault administrators',

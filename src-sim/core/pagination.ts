@@ -16,6 +16,20 @@ export function readPage(params: Params): Page {
   }
 }
 
+/**
+ * page_size and offset of an operation that can answer with an export: the spec's Limits say
+ * "ignored with async" (the export holds the complete result), so with async they are neither
+ * checked nor used.
+ */
+export function readPageUnlessExporting(
+  params: Params,
+  exporting = params.boolean('async', false),
+): Page {
+  if (!exporting) return readPage(params)
+  params.ignore('page_size', 'offset')
+  return { pageSize: maxPageSize, offset: 0 }
+}
+
 export interface Envelope<T> {
   count: number
   offset: number

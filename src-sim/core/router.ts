@@ -9,6 +9,11 @@ export interface RouteOptions {
   admin?: boolean
   /** Administrators and members with write permission (rule 7). */
   write?: boolean
+  /**
+   * The answer when the vault does not exist or the key may not reach it: 401 (Authentication,
+   * rule 8) unless the spec names another for the operation (datasets: 404).
+   */
+  vaultRefusal?: 401 | 404
 }
 
 export interface Route {

@@ -5,7 +5,7 @@ import type { RecordExportable } from '../core/exports/exportable.ts'
 import { invalid, missingIds, notFound, unauthorized } from '../core/http-error.ts'
 import type { SimModule } from '../core/module.ts'
 import type { Params } from '../core/params.ts'
-import { envelope, idsEnvelope, readPage } from '../core/pagination.ts'
+import { envelope, idsEnvelope, readPageUnlessExporting } from '../core/pagination.ts'
 import { SqlWhere } from '../core/sql-where.ts'
 import { fullScope, moleculeVisibleSql, readScope, sqlList } from './molecule-query/scope.ts'
 
@@ -216,7 +216,7 @@ function readCollectionQuery(access: VaultAccess, params: Params): CollectionQue
     includeMolecules: params.boolean('include_molecule_ids', false),
     async: isAsync,
     format: params.string('format'),
-    page: isAsync ? { pageSize: 1000, offset: 0 } : readPage(params),
+    page: readPageUnlessExporting(params, isAsync),
   }
   params.rejectUnknown()
   return query

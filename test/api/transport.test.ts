@@ -75,7 +75,10 @@ describe('the client against the simulator', () => {
 
   it('keeps the token when only a vault is closed to it', async () => {
     const client = harness.client('admin')
-    await expectApiError(client.dataSets.list(harness.vaults.closed), 'authentication', 401)
+    await expectApiError(client.projects.list(harness.vaults.closed), 'authentication', 401)
+    expect(client.needsNewToken).toBe(false)
+    // Data sets answer 404 there (spec: "404 when unauthorized or not found").
+    await expectApiError(client.dataSets.list(harness.vaults.closed), 'not_found', 404)
     expect(client.needsNewToken).toBe(false)
   })
 

@@ -82,7 +82,12 @@ describe('async exports of queries', () => {
     await untilStatus(c.writer, id, 'finished')
     const { type, text } = await download(c.writer, id)
     expect(type).toContain('application/json')
-    const molecules = JSON.parse(text) as Record<string, unknown>[]
+    // The service's JSON export is {count, objects}, the count first.
+    expect(text).toMatch(/^\{"count":\s*3,"objects":\[/)
+    const exported = JSON.parse(text) as { count: number; objects: Record<string, unknown>[] }
+    expect(Object.keys(exported)).toEqual(['count', 'objects'])
+    expect(exported.count).toBe(3)
+    const molecules = exported.objects
     expect(molecules.map((molecule) => molecule.name)).toEqual(['ethanol', 'acetone', 'benzene'])
     expect(molecules[0]!.smiles).toBeUndefined()
   })
@@ -124,9 +129,10 @@ describe('async exports of queries', () => {
     expect(sdfText.split('$$$$\n').filter((entry) => entry.trim() !== '')).toHaveLength(3)
     expect(sdfText).toContain('M  END')
     expect(sdfText).toContain('> <name>\nethanol')
-    expect(JSON.parse((await download(c.writer, collections)).text)).toEqual([
-      expect.objectContaining({ name: 'All three', molecules: [1, 2, 3] }),
-    ])
+    expect(JSON.parse((await download(c.writer, collections)).text)).toEqual({
+      count: 1,
+      objects: [expect.objectContaining({ name: 'All three', molecules: [1, 2, 3] })],
+    })
     expect((await download(c.writer, batches)).text).toContain('molecule.name')
   })
 
@@ -150,6 +156,9 @@ describe('GET /vaults/{vault_id}/exports', () => {
     expect(list(await otherKey.get(`${c.main}/exports`)).map(idOf)).not.toContain(own)
     sim.clock.advance(3000)
     await untilStatus(c.writer, own, 'finished')
+    // Finished exports are no longer active (spec: "all active exports of the API key").
+    const after = list(await c.writer.get(`${c.main}/exports`)).map(idOf)
+    expect(after).not.toContain(own)
   })
 })
 

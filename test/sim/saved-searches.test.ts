@@ -67,8 +67,12 @@ describe('saved searches', () => {
     )
     const started = record(await c.writer.get(`${c.main}/searches/${created.search_id}`))
     expect(started.status).toMatch(/new|started|finished/)
-    const found = JSON.parse(await finishedFile(idOf(started))) as Record<string, unknown>[]
-    expect(found.map((molecule) => molecule.name)).toEqual(['aniline'])
+    const found = JSON.parse(await finishedFile(idOf(started))) as {
+      count: number
+      objects: Record<string, unknown>[]
+    }
+    expect(found.count).toBe(1)
+    expect(found.objects.map((molecule) => molecule.name)).toEqual(['aniline'])
     const zipped = record(
       await c.writer.get(`${c.main}/searches/${created.search_id}`, { zip: true, format: 'csv' }),
     )

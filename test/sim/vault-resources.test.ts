@@ -227,11 +227,18 @@ describe('fields and pick list values', () => {
 })
 
 describe('data sets, api_executions, registration, mapping templates, import parsers', () => {
-  it('lists the public data sets', async () => {
+  it('lists the public data sets, and answers 404 when unauthorized or not found', async () => {
     expect(list(await c.reader.get(`${c.main}/data_sets`))).toEqual([
       { id: sim.cast.referenceDataSetId, name: 'Reference Compounds' },
     ])
-    expect((await c.reader.get(`${c.closed}/data_sets`)).status).toBe(401)
+    // The spec's Datasets table and Errors table: "404 when unauthorized or not found".
+    for (const vault of [c.closed, c.ai, '/vaults/9999']) {
+      const refused = await c.reader.get(`${vault}/data_sets`)
+      expect(refused.status).toBe(404)
+      expect(record(refused)).toEqual({ code: 404, error: expect.stringContaining('not found') })
+    }
+    // Other operations in such a vault keep the 401 of Authentication, rule 8.
+    expect((await c.reader.get(`${c.ai}/projects`)).status).toBe(401)
   })
 
   it('sums the API time of the current key, keyed by the key name, within after and before', async () => {

@@ -154,11 +154,12 @@ export class ExportEngine implements SimExports {
     return this.#record(this.#visible(access, exportId))
   }
 
+  /** The key's active exports (spec: "all active exports of the API key"): new or started. */
   listForToken(tokenId: number, userId: number): Record<string, unknown>[] {
     this.#advance(userId)
     const rows = this.#deps.db
       .prepare(
-        `SELECT * FROM exports WHERE token_id = ? AND status IN ('new', 'started', 'finished') ORDER BY id`,
+        `SELECT * FROM exports WHERE token_id = ? AND status IN ('new', 'started') ORDER BY id`,
       )
       .all(tokenId) as ExportRow[]
     return rows.map((row) => this.#record(row))
@@ -409,21 +410,32 @@ export class ExportEngine implements SimExports {
             )
           : (async function* () {
               for await (const page of pages())
-                yield page.length === 0
-                  ? []
-                  : [Buffer.from(page.map((record) => JSON.stringify(record)).join(separator))]
+                yield {
+                  records: page.length,
+                  segments:
+                    page.length === 0
+                      ? []
+                      : [Buffer.from(page.map((record) => JSON.stringify(record)).join(separator))],
+                }
             })()
-        fs.writeSync(fd, '[\n')
+        // The service's JSON export is {count, objects}; the count is known only at the end, so
+        // it is written in a blank-padded place (JSON allows blanks before a value) filled last.
+        const countWidth = 16
+        const head = '{"count":'
+        fs.writeSync(fd, `${head}${' '.repeat(countWidth)},"objects":[\n`)
         let first = true
+        let count = 0
         for await (const page of segments) {
-          for (const segment of page) {
+          count += page.records
+          for (const segment of page.segments) {
             if (!first) fs.writeSync(fd, separator)
             fs.writeSync(fd, segment)
             first = false
           }
           if (await this.#pause(id)) return
         }
-        fs.writeSync(fd, first ? ']\n' : '\n]\n')
+        fs.writeSync(fd, first ? ']}\n' : '\n]}\n')
+        fs.writeSync(fd, String(count).padStart(countWidth), head.length)
       }
     } finally {
       fs.closeSync(fd)

@@ -18,13 +18,14 @@ export interface RecordExportable {
     Iterable<readonly Record<string, unknown>[]> | AsyncIterable<readonly Record<string, unknown>[]>
   /**
    * The same records as JSON, for kinds that keep their records as JSON: pages of segments, each
-   * records joined by `separator`, which a JSON export writes as they are.
+   * records joined by `separator`, which a JSON export writes as they are, with how many records
+   * the page holds.
    */
   jsonPages?(
     access: VaultAccess,
     params: Params,
     separator: string,
-  ): AsyncIterable<readonly Uint8Array[]>
+  ): AsyncIterable<{ records: number; segments: readonly Uint8Array[] }>
 }
 
 /** An export that is one file: a molecule image, a zip of notebook entries. */

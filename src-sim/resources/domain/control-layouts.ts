@@ -5,7 +5,7 @@ import type { RecordExportable } from '../../core/exports/exportable.ts'
 import { invalid, notFound } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
 import { emptyReply } from '../../core/replies.ts'
-import { envelope, idsEnvelope, readPage, type Page } from '../../core/pagination.ts'
+import { envelope, idsEnvelope, readPageUnlessExporting, type Page } from '../../core/pagination.ts'
 import type { Params } from '../../core/params.ts'
 import { SqlWhere } from '../../core/sql-where.ts'
 import { plateFormat, wellLabel } from '../../pure/well-positions.ts'
@@ -98,7 +98,7 @@ interface LayoutQuery {
 }
 
 function readLayoutQuery(access: VaultAccess, params: Params): LayoutQuery {
-  const page = readPage(params)
+  const page = readPageUnlessExporting(params)
   const onlyIds = params.boolean('only_ids', false)
   const projects = params.ids('projects')
   const readable = JSON.stringify(

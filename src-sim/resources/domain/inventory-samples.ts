@@ -5,7 +5,7 @@ import { formatMicros } from '../../core/dates.ts'
 import type { RecordExportable } from '../../core/exports/exportable.ts'
 import { invalid, missingIds, notFound, unprocessable } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
-import { envelope, readPage, type Page } from '../../core/pagination.ts'
+import { envelope, readPageUnlessExporting, type Page } from '../../core/pagination.ts'
 import type { Params } from '../../core/params.ts'
 import { SqlWhere } from '../../core/sql-where.ts'
 import { parseWellLabel, wellLabel } from '../../pure/well-positions.ts'
@@ -170,7 +170,7 @@ interface SampleQuery {
 }
 
 function readSampleQuery(access: VaultAccess, params: Params): SampleQuery {
-  const page = readPage(params)
+  const page = readPageUnlessExporting(params)
   const withOwnerId = params.boolean('owner_id', false)
   const projects = params.ids('projects')
   const readable = JSON.stringify(

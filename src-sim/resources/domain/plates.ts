@@ -5,7 +5,7 @@ import { formatSeconds } from '../../core/dates.ts'
 import type { RecordExportable } from '../../core/exports/exportable.ts'
 import { invalid, notFound, unprocessable } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
-import { envelope, idsEnvelope, readPage, type Page } from '../../core/pagination.ts'
+import { envelope, idsEnvelope, readPageUnlessExporting, type Page } from '../../core/pagination.ts'
 import type { Params } from '../../core/params.ts'
 import { plateFormat, wellLabel, type PlateFormat } from '../../pure/well-positions.ts'
 import { projectRefs, readableProjects, requireEditable } from './access-rules.ts'
@@ -135,7 +135,7 @@ interface PlateQuery {
 }
 
 function readPlateQuery(access: VaultAccess, params: Params): PlateQuery {
-  const page = readPage(params)
+  const page = readPageUnlessExporting(params)
   const onlyIds = params.boolean('only_ids', false)
   const plates = params.ids('plates')
   const projects = params.ids('projects')

@@ -2,7 +2,7 @@ import type { RequestContext } from '../../core/context.ts'
 import type { VaultAccess } from '../../core/sim-core.ts'
 import type { RecordExportable } from '../../core/exports/exportable.ts'
 import type { SimModule } from '../../core/module.ts'
-import { envelope, readPage, type Page } from '../../core/pagination.ts'
+import { envelope, readPageUnlessExporting, type Page } from '../../core/pagination.ts'
 import type { Params } from '../../core/params.ts'
 import { startCheckedExport } from './async-exports.ts'
 import { readoutDefinitionsOf, visibleProtocol, type ReadoutDefinitionRow } from './protocols.ts'
@@ -30,7 +30,11 @@ interface DataQuery {
 
 function readDataQuery(access: VaultAccess, protocolId: number, params: Params): DataQuery {
   visibleProtocol(access, protocolId)
-  const page = readPage(params)
+  // A format asks for an export as async does (the spec: "csv gives a CSV export").
+  const page = readPageUnlessExporting(
+    params,
+    params.boolean('async', false) || params.has('format'),
+  )
   const molecules = params.ids('molecules')
   const runs = params.ids('runs')
   const plates = params.ids('plates')

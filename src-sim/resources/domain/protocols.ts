@@ -5,7 +5,7 @@ import { formatDay, formatSeconds } from '../../core/dates.ts'
 import type { RecordExportable } from '../../core/exports/exportable.ts'
 import { invalid, missingIds, notFound, unprocessable } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
-import { envelope, idsEnvelope, readPage, type Page } from '../../core/pagination.ts'
+import { envelope, idsEnvelope, readPageUnlessExporting, type Page } from '../../core/pagination.ts'
 import type { Params } from '../../core/params.ts'
 import { formatVaultNumber } from '../../pure/assay-statistics.ts'
 import { checkFieldValues } from '../fields.ts'
@@ -196,7 +196,7 @@ interface ProtocolQuery {
 }
 
 function readProtocolQuery(access: VaultAccess, params: Params): ProtocolQuery {
-  const page = readPage(params)
+  const page = readPageUnlessExporting(params)
   const onlyIds = params.boolean('only_ids', false)
   const noRuns = params.boolean('no_runs', false)
   const names = params.strings('names')

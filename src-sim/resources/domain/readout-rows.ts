@@ -3,7 +3,7 @@ import type { VaultAccess } from '../../core/sim-core.ts'
 import type { RecordExportable } from '../../core/exports/exportable.ts'
 import { badRequest, forbidden, notFound, unprocessable } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
-import { envelope, idsEnvelope, readPage, type Page } from '../../core/pagination.ts'
+import { envelope, idsEnvelope, readPageUnlessExporting, type Page } from '../../core/pagination.ts'
 import type { Params } from '../../core/params.ts'
 import { SqlWhere } from '../../core/sql-where.ts'
 import { readableProjects, requireEditable } from './access-rules.ts'
@@ -56,7 +56,7 @@ interface RowQuery {
 }
 
 function readRowQuery(access: VaultAccess, params: Params): RowQuery {
-  const page = readPage(params)
+  const page = readPageUnlessExporting(params)
   const onlyIds = params.boolean('only_ids', false)
   const rawType = params.raw('type')
   if (

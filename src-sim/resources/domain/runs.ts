@@ -5,7 +5,7 @@ import { formatDay, formatSeconds } from '../../core/dates.ts'
 import type { RecordExportable } from '../../core/exports/exportable.ts'
 import { invalid, notFound } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
-import { envelope, idsEnvelope, readPage, type Page } from '../../core/pagination.ts'
+import { envelope, idsEnvelope, readPageUnlessExporting, type Page } from '../../core/pagination.ts'
 import type { Params } from '../../core/params.ts'
 import { projectRef, readableProjects, requireEditable } from './access-rules.ts'
 import { startCheckedExport } from './async-exports.ts'
@@ -70,7 +70,7 @@ interface RunQuery {
 }
 
 function readRunQuery(access: VaultAccess, params: Params): RunQuery {
-  const page = readPage(params)
+  const page = readPageUnlessExporting(params)
   const onlyIds = params.boolean('only_ids', false)
   const protocols = params.ids('protocols')
   const projects = params.ids('projects')

@@ -1,7 +1,7 @@
 import type { VaultAccess } from '../../core/sim-core.ts'
 import { invalid, notFound } from '../../core/http-error.ts'
 import type { Params } from '../../core/params.ts'
-import { readPage } from '../../core/pagination.ts'
+import { readPageUnlessExporting } from '../../core/pagination.ts'
 import type { Page } from '../../core/pagination.ts'
 import { fieldsOf } from '../fields.ts'
 import { batchVisibleSql, moleculeVisibleSql, readScope, sqlList } from './scope.ts'
@@ -197,7 +197,7 @@ export function readRegistryQuery(
   }
   const onlyIds =
     params.boolean('only_ids', false) || (target === 'molecules' && display.onlyMoleculeIds)
-  const page = isAsync ? { pageSize: 1000, offset: 0 } : readPage(params)
+  const page = readPageUnlessExporting(params, isAsync)
   params.ignore(...batchQueryMembers)
   params.rejectUnknown()
   return {

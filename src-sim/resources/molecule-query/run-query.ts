@@ -146,8 +146,9 @@ export function registryExportable(target: QueryTarget): RecordExportable {
           : batchRecords(access, ids, options)
       }),
     jsonPages: (access, params, separator) =>
-      pagesOf(access, params, (query, ids, scores) =>
-        recordSegments(access, query, ids, scores, separator),
-      ),
+      pagesOf(access, params, (query, ids, scores) => ({
+        records: ids.length,
+        segments: recordSegments(access, query, ids, scores, separator),
+      })),
   }
 }

@@ -113,8 +113,12 @@ describe('GET /protocols and POST /protocols/query', () => {
   it('exports every matching protocol with async=true', async () => {
     const progress = record(await api.admin.post(`${api.main}/protocols/query`, { async: true }))
     expect(progress.status).toBe('new')
-    const exported = JSON.parse(await finishedExport(progress)) as { id: number }[]
-    expect(exported.map((item) => item.id)).toEqual([kinase.protocolId, gpcr.protocolId])
+    const exported = JSON.parse(await finishedExport(progress)) as {
+      count: number
+      objects: { id: number }[]
+    }
+    expect(exported.count).toBe(2)
+    expect(exported.objects.map((item) => item.id)).toEqual([kinase.protocolId, gpcr.protocolId])
   })
 })
 
