@@ -126,7 +126,8 @@ export class RegistrationService {
         : null,
       projects,
       moleculeFields: fieldsOf('MoleculeFieldDefinition'),
-      batchFields: fieldsOf('BatchFieldDefinition'),
+      // The service writes batch fields in registration vaults only (batch create body).
+      batchFields: system ? fieldsOf('BatchFieldDefinition') : [],
       salts: knownSalts.length > 0 ? knownSalts : usualSalts,
       solvents: usualSolvents,
     }
@@ -273,11 +274,16 @@ export class RegistrationService {
       problem('batch', 'is required: a registration vault creates a molecule with its first batch')
     }
     if (batch || form.vaultKind === 'registration') {
-      checkFields(batch?.fields ?? {}, form.batchFields, 'batch.fields', {
-        required: form.vaultKind === 'registration',
-        problem,
-        usedBy: (field, value) => this.#holderOf(cache, vaultId, 'batches', field, value),
-      })
+      const batchFieldsGiven = Object.values(batch?.fields ?? {}).some((value) => !isBlank(value))
+      if (form.vaultKind === 'plain' && batchFieldsGiven) {
+        problem('batch.fields', 'can only be set in a vault with a registration system')
+      } else {
+        checkFields(batch?.fields ?? {}, form.batchFields, 'batch.fields', {
+          required: form.vaultKind === 'registration',
+          problem,
+          usedBy: (field, value) => this.#holderOf(cache, vaultId, 'batches', field, value),
+        })
+      }
       if (batch?.stoichiometry && form.vaultKind === 'plain') {
         problem('batch.stoichiometry', 'can only be set in a vault with a registration system')
       }

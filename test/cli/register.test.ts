@@ -157,7 +157,8 @@ describe('vault-desk register', { timeout: 240_000 }, () => {
 
     const benzoic = ids.get('Benzoic acid')!
     const before = serverRows('SELECT id FROM batches WHERE molecule_id = ?', benzoic).length
-    const batch = await vaultDesk([
+    // Batch fields are written in registration vaults only: refused here, nothing queued.
+    const withFields = await vaultDesk([
       'register',
       '--vault',
       String(main),
@@ -167,6 +168,21 @@ describe('vault-desk register', { timeout: 240_000 }, () => {
       kinase(),
       '--batch-field',
       'Purity (%)=99.1',
+      '--duplicate',
+      `existing:${benzoic}`,
+    ])
+    expect(withFields.code, withFields.stderr).toBe(2)
+    expect(withFields.stdout).toMatch(
+      /batch\.fields: can only be set in a vault with a registration system/,
+    )
+    const batch = await vaultDesk([
+      'register',
+      '--vault',
+      String(main),
+      '--smiles',
+      'OC(=O)c1ccccc1',
+      '--project',
+      kinase(),
       '--salt',
       'NA',
       '--duplicate',

@@ -17,7 +17,7 @@ describe('corrections of every kind', () => {
 
     await queue('batch.update', {
       batch: batch!.id,
-      changes: { batch_fields: { 'Lot Number': 'L-2207' } },
+      changes: { name: 'L-2207' },
     })
     const [collection] = await queue('collection.create', {
       name: 'Offline picks',
@@ -71,9 +71,7 @@ describe('corrections of every kind', () => {
     })
 
     const client = harness.client('writer')
-    expect((await client.batches.get(vaultId, batch!.id)).batch_fields).toMatchObject({
-      'Lot Number': 'L-2207',
-    })
+    expect((await client.batches.get(vaultId, batch!.id)).name).toBe('L-2207')
     const collectionId = outbox.item(collection!.id).serverId!
     expect((await client.collections.get(vaultId, collectionId)).molecules?.sort()).toEqual(
       [batch!.moleculeId, second!.moleculeId].sort(),

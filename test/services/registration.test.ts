@@ -108,9 +108,8 @@ describe('the registration form', () => {
     expect(plainForm.moleculeFields).toContainEqual(
       expect.objectContaining({ name: 'Supplier ID', type: 'Text', unique: true }),
     )
-    expect(plainForm.batchFields).toContainEqual(
-      expect.objectContaining({ name: 'Purity (%)', type: 'Number', required: false }),
-    )
+    // The vault defines batch fields, but the service writes them in registration vaults only.
+    expect(plainForm.batchFields).toEqual([])
     expect(plainForm.salts.length).toBeGreaterThan(0)
 
     const registrationForm = await form(registration)
@@ -144,7 +143,7 @@ describe('registering in a vault without a registration system', () => {
       name: 'VD-Offline-1',
       projects: [kinase()],
       moleculeFields: { Series: '', Priority: '2', 'First Synthesized': '2026-11-02' },
-      batch: { fields: { 'Purity (%)': '98.5', Chemist: 'A. Chemist' }, saltName: 'HC' },
+      batch: { fields: {}, saltName: 'HC' },
       duplicate: { kind: 'none' },
     })
     expect(result).toEqual({ ok: true, items: [expect.any(Number), expect.any(Number)] })
@@ -157,8 +156,9 @@ describe('registering in a vault without a registration system', () => {
     expect(item(batchItem)).toMatchObject({
       operation: 'batch.create',
       summary: `Create a batch of the molecule of item ${moleculeItem}`,
-      payload: { molecule: { item: moleculeItem }, batch_fields: { 'Purity (%)': 98.5 } },
+      payload: { molecule: { item: moleculeItem }, salt_name: 'HC' },
     })
+    expect(item(batchItem).payload).not.toHaveProperty('batch_fields')
 
     // Pending at once: listed first, marked, with what was given.
     const molecules = await list(plain, 'molecules', { text: 'VD-Offline' })
@@ -172,7 +172,7 @@ describe('registering in a vault without a registration system', () => {
     const batches = await list(plain, 'batches', { limit: 5 })
     expect(batches.rows[0]).toMatchObject({
       id: null,
-      json: { batch_fields: { Chemist: 'A. Chemist' }, salt_name: 'HC' },
+      json: { salt_name: 'HC' },
       pending: { createdBy: batchItem },
     })
 
@@ -225,7 +225,7 @@ describe('registering in a vault without a registration system', () => {
       structure: { format: 'smiles', text: 'C' },
       projects: [kinase()],
       moleculeFields: {},
-      batch: { fields: { 'Lot Number': 'L-77' } },
+      batch: { fields: {} },
       duplicate: { kind: 'existing', moleculeId: existing!.id },
     })
     expect(result).toEqual({ ok: true, items: [expect.any(Number)] })
@@ -259,7 +259,7 @@ describe('registering in a vault without a registration system', () => {
     const members = problems.map((problem) => problem.member).sort()
     expect(members).toEqual(
       [
-        'batch.fields.Purity (%)',
+        'batch.fields',
         'batch.stoichiometry',
         'moleculeFields.Colour',
         'moleculeFields.First Synthesized',
@@ -272,6 +272,7 @@ describe('registering in a vault without a registration system', () => {
     )
     const message = (member: string) => problems.find((problem) => problem.member === member)!
     expect(message('structure').message).toMatch(/cannot be read/)
+    expect(message('batch.fields').message).toMatch(/only .* with a registration system/)
     expect(message('projects').message).toMatch(/project 424242 is not a project/)
     expect(message('moleculeFields.Series').message).toMatch(/must be one of .*"Ureas"/)
     expect(message('moleculeFields.Priority').message).toMatch(/must be a number, got "high"/)

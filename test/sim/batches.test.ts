@@ -28,7 +28,6 @@ describe('POST /vaults/{vault_id}/batches', () => {
         molecule: { id: moleculeId },
         projects: ['Kinase Inhibitors'],
         salt_name: 'NA',
-        batch_fields: { 'Purity (%)': 98.5, Chemist: 'R. Franklin' },
       }),
     )
     expect(first).toMatchObject({
@@ -37,7 +36,7 @@ describe('POST /vaults/{vault_id}/batches', () => {
       molecule_batch_identifier: 'Ibuprofen-001',
       salt_name: 'sodium',
       stoichiometry: { core_count: 1, salt_count: 1, solvent_of_crystallization_count: 0 },
-      batch_fields: { 'Purity (%)': 98.5, Chemist: 'R. Franklin' },
+      batch_fields: {},
       owner: 'Rosalind Franklin',
       projects: [{ id: c.projects.kinase.id, name: 'Kinase Inhibitors' }],
       molecule: {
@@ -117,6 +116,16 @@ describe('POST /vaults/{vault_id}/batches', () => {
         { molecule: { id: moleculeId }, projects: [c.projects.kinase.id], salt_name: 'XX' },
         'salt_name',
       ],
+      // Batch create body: batch_fields "registration vaults only".
+      [
+        c.main,
+        {
+          molecule: { id: moleculeId },
+          projects: [c.projects.kinase.id],
+          batch_fields: { Chemist: 'R. Franklin' },
+        },
+        'batch_fields can only be set in a vault with a registration system',
+      ],
       [c.main, { molecule: { name: 'Nope' }, projects: [c.projects.kinase.id] }, 'molecule.name'],
       [c.main, { molecule: { smiles: 'CCCC' }, projects: [c.projects.kinase.id] }, 'molecule.name'],
       [c.main, { projects: [c.projects.kinase.id] }, 'molecule'],
@@ -180,29 +189,65 @@ describe('GET and PUT /vaults/{vault_id}/batches/{batch_id}', () => {
 
   it('updates supplied members, merges batch fields (null clears one), and accepts the unchanged molecule echoed back', async () => {
     const batch = record(
-      await c.writer.post(`${c.main}/batches`, {
-        molecule: { id: moleculeId },
-        projects: [c.projects.kinase.id],
-        batch_fields: { Chemist: 'P. Levi' },
+      await c.admin.post(`${c.ai}/batches`, {
+        molecule: { smiles: 'CC(=O)Nc1ccc(O)cc1' },
+        projects: [c.projects.aiExploration.id],
+        batch_fields: { 'Purity (%)': 99, Chemist: 'P. Levi' },
       }),
     )
     const updated = record(
-      await c.writer.put(`${c.main}/batches/${idOf(batch)}`, {
+      await c.admin.put(`${c.ai}/batches/${idOf(batch)}`, {
         ...batch,
         name: 'lot-7',
         batch_fields: { 'Purity (%)': 91 },
-        projects: [c.projects.kinase.id, c.projects.gpcr.id],
+        projects: [c.projects.aiExploration.id],
       }),
     )
     expect(updated).toMatchObject({
       name: 'lot-7',
       batch_fields: { Chemist: 'P. Levi', 'Purity (%)': 91 },
-      projects: [{ id: c.projects.kinase.id }, { id: c.projects.gpcr.id }],
+      projects: [{ id: c.projects.aiExploration.id }],
     })
     const cleared = record(
-      await c.writer.put(`${c.main}/batches/${idOf(batch)}`, { batch_fields: { Chemist: null } }),
+      await c.admin.put(`${c.ai}/batches/${idOf(batch)}`, { batch_fields: { Chemist: null } }),
     )
     expect(cleared.batch_fields).toEqual({ 'Purity (%)': 91 })
+  })
+
+  it('refuses batch field changes outside registration vaults, but takes a record echoed back', async () => {
+    const batch = record(
+      await c.writer.post(`${c.main}/batches`, {
+        molecule: { id: moleculeId },
+        projects: [c.projects.kinase.id],
+      }),
+    )
+    // Fields a plain vault's batch got another way (an import).
+    sim.core.db
+      .prepare(`UPDATE batches SET fields = ? WHERE id = ?`)
+      .run(JSON.stringify({ Chemist: 'P. Levi' }), idOf(batch))
+    const shown = record(await c.writer.get(`${c.main}/batches/${idOf(batch)}`))
+    const echoed = record(
+      await c.writer.put(`${c.main}/batches/${idOf(batch)}`, {
+        ...shown,
+        name: 'lot-8',
+        projects: [c.projects.kinase.id, c.projects.gpcr.id],
+      }),
+    )
+    expect(echoed).toMatchObject({
+      name: 'lot-8',
+      batch_fields: { Chemist: 'P. Levi' },
+      projects: [{ id: c.projects.kinase.id }, { id: c.projects.gpcr.id }],
+    })
+    for (const change of [{ Chemist: 'R. Franklin' }, { Chemist: null }, { 'Purity (%)': 90 }]) {
+      const refused = await c.writer.put(`${c.main}/batches/${idOf(batch)}`, {
+        batch_fields: change,
+      })
+      expect(refused.status, JSON.stringify(change)).toBe(422)
+      expect(record(refused).error).toContain('registration system')
+    }
+    expect(record(await c.writer.get(`${c.main}/batches/${idOf(batch)}`)).batch_fields).toEqual({
+      Chemist: 'P. Levi',
+    })
   })
 
   it('refuses to change the parent structure, a body id other than the path id, and writes without permission', async () => {
@@ -280,9 +325,12 @@ describe('POST /vaults/{vault_id}/batches/query', () => {
       await c.writer.post(`${c.main}/batches`, {
         molecule: { id: moleculeId },
         projects: [c.projects.gpcr.id],
-        batch_fields: { 'Lot Number': 'LATE-1', Chemist: 'K. Lonsdale' },
       }),
     )
+    // A plain vault's batch fields come from imports, not from the batch API.
+    sim.core.db
+      .prepare(`UPDATE batches SET fields = ? WHERE id = ?`)
+      .run(JSON.stringify({ 'Lot Number': 'LATE-1', Chemist: 'K. Lonsdale' }), idOf(late))
     const after = new Date((sim.clock.nowSeconds() - 60) * 1000).toISOString().slice(0, 19) + 'Z'
     const body = {
       created_after: after,

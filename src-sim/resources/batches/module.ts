@@ -97,14 +97,30 @@ function readStoichiometry(
   return result
 }
 
+/**
+ * Batch fields are written in registration vaults only (spec, batch create / update body:
+ * "registration vaults only"); elsewhere a body may still carry the current values (an echoed
+ * record), which change nothing.
+ */
 function readBatchFields(
   access: VaultAccess,
   params: Params,
-  creating: boolean,
+  current: BatchRow | undefined,
 ): Record<string, FieldValue | null> | undefined {
+  const creating = current === undefined
   const values = params.record('batch_fields')
   const checked =
     values && checkFieldValues(access.db, access.vault.id, 'batch', values, 'batch_fields')
+  if (checked && !access.vault.registrationSystem) {
+    const stored = current ? (JSON.parse(current.fields) as Record<string, FieldValue>) : {}
+    const merged = mergeFieldValues(stored, checked)
+    const unchanged =
+      Object.keys(merged).length === Object.keys(stored).length &&
+      Object.entries(merged).every(([name, value]) => stored[name] === value)
+    if (!unchanged)
+      throw invalid('batch_fields', 'can only be set in a vault with a registration system')
+    return undefined
+  }
   if (creating && access.vault.registrationSystem) {
     const missing = fieldsOf(access.db, access.vault.id, 'batch')
       .filter((field) => field.required_group_number !== null && checked?.[field.name] == null)
@@ -228,7 +244,7 @@ async function createBatch(ctx: RequestContext): Promise<unknown> {
         ? null
         : readCounterpart(solvents, solvent, 'solvent_of_crystallization_name'),
     stoichiometry: readStoichiometry(access, params),
-    fields: mergeFieldValues({}, readBatchFields(access, params, true) ?? {}),
+    fields: mergeFieldValues({}, readBatchFields(access, params, undefined) ?? {}),
   }
   const molecule = params.object('molecule', { required: true })!
   params.ignore(...readOnlyMembers)
@@ -308,7 +324,7 @@ async function updateBatch(ctx: RequestContext): Promise<unknown> {
   const saltName = params.string('salt_name', { allowEmpty: true })
   const solvent = params.string('solvent_of_crystallization_name', { allowEmpty: true })
   const stoichiometry = readStoichiometry(access, params, row)
-  const fields = readBatchFields(access, params, false)
+  const fields = readBatchFields(access, params, row)
   const projectValues = params.idsOrNames('projects')
   params.ignore(...readOnlyMembers)
   params.rejectUnknown()
