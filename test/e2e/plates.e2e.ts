@@ -16,6 +16,7 @@ import {
   plateFlagWords,
   zPrimeFlag,
 } from '../../src-common/analysis/plate-quality.ts'
+import { kindDeclaration, recordTitle } from '../../src-common/records/record-kinds.ts'
 import { scaleLabel } from '../../src-renderer/src/lib/plates/heat-scale.ts'
 import type { VaultSim } from '../../src-sim/index.ts'
 import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
@@ -260,4 +261,70 @@ describe.skipIf(!available)('plate quality in the window', () => {
     await items.nth(2).getByRole('link', { name: 'HTS-P003' }).click()
     await page.locator('[aria-roledescription="plate heat map"]').waitFor()
   })
+
+  it("asks for a plate's wells beside its record, and names its wells' batches from them", async () => {
+    // The page's requests and answers over the harness's socket, in the order they pass.
+    const passed: { way: 'sent' | 'received'; id: unknown; channel?: unknown }[] = []
+    page.on('websocket', (socket) => {
+      const note = (way: 'sent' | 'received') => (frame: { payload: string | Buffer }) => {
+        const message = JSON.parse(String(frame.payload)) as Record<string, unknown>
+        if ('id' in message) passed.push({ way, id: message.id, channel: message.channel })
+      }
+      socket.on('framesent', note('sent'))
+      socket.on('framereceived', note('received'))
+    })
+    await page.goto(`${app.harness.url}#/plates/${plate.id}`)
+    await page.reload()
+    await page.locator('[aria-roledescription="plate heat map"]').waitFor({ timeout: 30_000 })
+    const sent = (channel: string) =>
+      passed.findIndex((entry) => entry.way === 'sent' && entry.channel === channel)
+    const recordAsked = sent('records.get')
+    const wellsAsked = sent('plates.quality')
+    expect(recordAsked).toBeGreaterThanOrEqual(0)
+    expect(wellsAsked).toBeGreaterThanOrEqual(0)
+    const recordAnswered = passed.findIndex(
+      (entry) => entry.way === 'received' && entry.id === passed[recordAsked]!.id,
+    )
+    expect(recordAnswered).toBeGreaterThan(recordAsked)
+    expect(wellsAsked).toBeLessThan(recordAnswered)
+
+    // A sample well's batch, named as the batch's page is titled, from the wells' answer.
+    const { batches, chosen } = app.services.plates.plate(connectionId, vaultId, plate.id)
+    const index = chosen!.wells.batchId.findIndex((batchId) => batchId !== null)
+    const position = chosen!.wells.well[index]!
+    const batchId = chosen!.wells.batchId[index]!
+    const cached = app.services.runtimes.get(connectionId).cache.get('batches', vaultId, batchId)!
+    const title = recordTitle(kindDeclaration('batches'), cached)
+    expect(batches.name[batches.id.indexOf(batchId)]).toBe(title)
+    const map = page.locator('[aria-roledescription="plate heat map"]')
+    await map.focus()
+    const { column, row } = wellPlace(position)
+    for (let step = 1; step < column; step += 1) await page.keyboard.press('ArrowRight')
+    for (let step = 1; step < row; step += 1) await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: `Well ${position}` }).waitFor()
+    const link = page.locator('.well-detail').getByRole('link', { name: title })
+    expect(await link.getAttribute('href')).toBe(`#/batches/${batchId}`)
+
+    // Another readout chosen is asked once.
+    await page.goto(`${app.harness.url}#/plates/${screen.plateIds[0]}`)
+    const label = () =>
+      page.locator('[aria-roledescription="plate heat map"]').getAttribute('aria-label')
+    await expect.poll(label, { timeout: 30_000 }).toMatch(/^% Inhibition over/)
+    passed.length = 0
+    await page
+      .locator('label')
+      .filter({ hasText: /^\s*Readout/ })
+      .locator('select')
+      .selectOption({ label: 'Signal (RLU)' })
+    await expect.poll(label).toMatch(/^Signal over/)
+    expect(passed.filter((entry) => entry.channel === 'plates.quality')).toHaveLength(1)
+  })
 })
+
+/** Row and column (from 1) of a well such as `B07`. */
+function wellPlace(position: string): { row: number; column: number } {
+  const [, letters, digits] = /^([A-Z]+)0*(\d+)$/.exec(position)!
+  const row = [...letters!].reduce((sum, letter) => sum * 26 + letter.charCodeAt(0) - 64, 0)
+  return { row, column: Number(digits) }
+}

@@ -24,7 +24,8 @@ import { plateSql } from '../../src-main/store/plate-queries.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
 import type { VaultSim } from '../../src-sim/index.ts'
 import { wellAt, wellCount, wellRows } from '../../src-common/plates/well-columns.ts'
-import { isObject, toLinkId, toNumber, toText } from '../../src-common/values.ts'
+import { kindDeclaration, recordTitle } from '../../src-common/records/record-kinds.ts'
+import { isObject, toLinkId, toNumber, toObjects, toText } from '../../src-common/values.ts'
 import { nextEvent, testServices } from '../services/support.ts'
 import { requirement } from '../support/environment.ts'
 import { startDemoSim } from '../sync/support.ts'
@@ -503,6 +504,7 @@ describe('the demo vault’s plates', () => {
     try {
       const parameters = {
         plateRows: [main, fixture.plate],
+        plateBatches: [main, '[1, 2, 3]'],
         plateReadouts: [main, fixture.plate],
         plateCells: [main, fixture.plate, fixture.signal, fixture.run],
         runReadouts: [main, fixture.run],
@@ -513,14 +515,18 @@ describe('the demo vault’s plates', () => {
           .prepare(`EXPLAIN QUERY PLAN ${sql}`)
           .all(...parameters[name as keyof typeof plateSql]) as { detail: string }[]
         const details = plan.map((step) => step.detail).join('\n')
-        expect(details, name).not.toMatch(/SCAN/)
+        // The batches' one walk is over the ids given to it.
+        expect(details.replace('SCAN json_each VIRTUAL TABLE', ''), name).not.toMatch(/SCAN/)
         if (name === 'plateRows') {
           expect(details, name).toMatch(/^SEARCH readout_rows USING INDEX readout_rows_by_plate_id/)
           continue
         }
+        if (name === 'plateBatches') {
+          expect(details, name).toMatch(/^SEARCH batches USING .*\(vault_id=\? AND id=\?\)/)
+          continue
+        }
         expect(details, name).toMatch(/^SEARCH r USING INDEX readout_rows_by_(plate|run)_id/)
         expect(details, name).toMatch(/SEARCH v USING PRIMARY KEY \(vault_id=\? AND row_id=\?/)
-        expect(details, name).not.toMatch(/SCAN/)
       }
     } finally {
       db.close()
@@ -597,6 +603,35 @@ describe("a plate's wells as columns", () => {
     }
     expect(compared).toBeGreaterThan(1000)
     expect(kinds).toEqual(new Set(['number', 'text']))
+  })
+
+  it('come with the names of the batches the plate’s wells and readout rows hold, as their pages are titled', async () => {
+    const titleOf = (batchId: number) => {
+      const batch = cache.get('batches', main, batchId)
+      return batch ? recordTitle(kindDeclaration('batches'), batch) : null
+    }
+    let named = 0
+    for (const plate of cache.list('plates', main, { limit: 100 }).records.filter(isObject)) {
+      const id = toNumber(plate.id)!
+      const rows = cache
+        .list('readout_rows', main, { filters: { plate_id: id }, limit: 5000 })
+        .records.filter(isObject)
+      const held = [
+        ...toObjects(plate.wells).map((well) => toLinkId(well.batch)),
+        ...rows.map((row) => toLinkId(row.batch)),
+      ].filter((batchId): batchId is number => batchId !== null && titleOf(batchId) !== null)
+      const expected = [...new Set(held)].sort((a, b) => a - b)
+      const answer = await quality({ plateId: id })
+      expect(answer.batches.id, `plate ${id}`).toEqual(expected)
+      expect(answer.batches.name, `plate ${id}`).toEqual(expected.map(titleOf))
+      named += expected.length
+    }
+    expect(named).toBeGreaterThan(10)
+    // The fixture plate's wells list no batches; its samples' rows name batch 1.
+    expect((await quality({ plateId: fixture.plate })).batches).toEqual({
+      id: [1],
+      name: [titleOf(1)],
+    })
   })
 
   it("give one well as an object, refusing an index outside the plate's wells", async () => {

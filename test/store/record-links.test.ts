@@ -79,13 +79,14 @@ describe('detail pages follow the links between cached records', () => {
     expect(idsOf(detail.links.plates)).toEqual([20])
   })
 
-  it('plate -> wells -> batches and samples, control layouts; not its readout rows', () => {
+  it('plate -> wells -> samples, control layouts; not its readout rows nor batches', () => {
     const detail = cache.linked('plates', 1, 20)!
-    expect(idsOf(detail.links.batches)).toEqual([201])
     expect(idsOf(detail.links.inventory_samples)).toEqual([25])
     expect(idsOf(detail.links.control_layouts)).toEqual([21])
-    // A plate's rows come as columns from `plates.quality` (test/store/plate-queries.test.ts).
+    // A plate's rows come as columns and its batches as names from `plates.quality`
+    // (test/store/plate-queries.test.ts).
     expect(detail.links.readout_rows).toBeUndefined()
+    expect(detail.links.batches).toBeUndefined()
   })
 
   it('sample -> location and the locations above it, and its batch', () => {

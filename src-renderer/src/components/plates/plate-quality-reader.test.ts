@@ -4,7 +4,7 @@ import { PlateQualitySettings } from '../../lib/plates/quality-settings.svelte.t
 import type { RecordDesk } from '../../lib/state/record-desk.ts'
 import type { Session } from '../../lib/state/session.svelte.ts'
 import { BridgeDouble } from '../../lib/testing/bridge-double.ts'
-import { PlateQualityReader } from './plate-quality-reader.svelte.ts'
+import { batchNamesOf, PlateQualityReader } from './plate-quality-reader.svelte.ts'
 
 type PlateQualityAnswer = RequestResult<'plates.quality'>
 
@@ -13,6 +13,7 @@ function answerNamed(name: string): PlateQualityAnswer {
   return {
     plate: { id: 7, name, size: 96, location: null },
     rows: { rowId: [], well: [], controlState: [] },
+    batches: { id: [], name: [] },
     readouts: [],
     chosen: null,
     backlog: { rows: 0, groups: 0 },
@@ -118,8 +119,20 @@ describe("a plate page's quality reader", () => {
     expect(bridge.calls).toHaveLength(1)
     bridge.emit('records.changed', { connectionId: 'c1', vaultId: 3, kinds: ['readout_rows'] })
     expect(bridge.calls).toHaveLength(2)
+    // The answer names the wells' batches, so a renamed batch is asked again too.
+    bridge.emit('records.changed', { connectionId: 'c1', vaultId: 3, kinds: ['batches'] })
+    expect(bridge.calls).toHaveLength(3)
     stop()
     bridge.emit('records.changed', { connectionId: 'c1', vaultId: 3, kinds: ['plates'] })
-    expect(bridge.calls).toHaveLength(2)
+    expect(bridge.calls).toHaveLength(3)
+  })
+
+  it("names the wells' batches as the answer gives them, by id, else by their id", () => {
+    expect(batchNamesOf(null)).toEqual({})
+    const answer = {
+      ...answerNamed('named'),
+      batches: { id: [4, 9], name: ['VD-000004-001', null] },
+    }
+    expect(batchNamesOf(answer)).toEqual({ 4: 'VD-000004-001', 9: 'Batch 9' })
   })
 })

@@ -29,7 +29,8 @@ export type RecordViewState =
  */
 export class RecordView {
   readonly address: RecordAddress
-  state = $state<RecordViewState>({ status: 'loading' })
+  /** Replaced whole, never changed in place: a plate's record is 80 KB of wells, not to proxy. */
+  state = $state.raw<RecordViewState>({ status: 'loading' })
   readonly #bridge: VaultDeskBridge
   readonly #refresh = coalesced(() => this.#read())
 
