@@ -323,6 +323,23 @@ function wellLabel(index: number): string {
 const round1 = (value: number) => Math.round(value * 10) / 10
 const round3 = (value: number) => Number(value.toPrecision(3))
 
+/**
+ * Tests spread evenly over `moleculeCount` molecules: each round tests every molecule once, in
+ * another protocol each time (so each protocol holds about a quarter of the tests).
+ */
+export function* assayTests(moleculeCount: number): Generator<AssayTest> {
+  for (let test = 0; ; test++) {
+    const moleculeId = 1 + (test % moleculeCount)
+    const round = Math.floor(test / moleculeCount)
+    const batches = batchIdsOf(moleculeId)
+    yield {
+      protocolId: benchProtocols[(moleculeId + round) % benchProtocols.length]!.id,
+      moleculeId,
+      batchId: batches[round % batches.length]!,
+    }
+  }
+}
+
 /** The rows of the tests in pages, at most `maxRows` rows in all. */
 export function* readoutPages(
   maker: ReadoutRowMaker,

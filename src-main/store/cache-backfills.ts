@@ -45,7 +45,7 @@ export class IdleBackfills {
       if (!pending) return false
       let backfill = prepared.get(pending.step)
       if (!backfill) prepared.set(pending.step, (backfill = prepareBackfill(db, pending.step)))
-      const end = backfill.sliceEnd.get(pending.next_row_id) ?? null
+      const end = backfill.sliceEnd(pending.next_row_id)
       if (end === null || end >= pending.last_row_id) {
         backfill.fill(pending.next_row_id, pending.last_row_id)
         backfill.finish?.()
@@ -95,14 +95,15 @@ function prepareBackfill(db: Database.Database, step: number) {
   const backfill = cacheBackfills[step]
   if (!backfill)
     throw new Error(`The cache holds work left by step ${step}, unknown to this build.`)
-  const { table, fill, finish } = backfill(db)
+  const { table, fill, finish, sliceEnd } = backfill(db)
+  if (sliceEnd) return { fill, finish, sliceEnd }
   // The rowid that ends a slice of rowsPerSlice rows from a given one: rowids may have gaps.
-  const sliceEnd = db
-    .prepare<[number], number>(
+  const rowidSliceEnd = db
+    .prepare<[number], number | null>(
       `SELECT max(rowid) FROM (SELECT rowid FROM ${table} WHERE rowid >= ? ORDER BY rowid LIMIT ${rowsPerSlice})`,
     )
     .pluck()
-  return { fill, finish, sliceEnd }
+  return { fill, finish, sliceEnd: (from: number) => rowidSliceEnd.get(from) ?? null }
 }
 
 function hasBackfillTable(db: Database.Database): boolean {

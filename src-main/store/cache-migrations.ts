@@ -1063,9 +1063,17 @@ export const noveltyKeysMigration: Migration = (db: Database.Database) =>
  * replaces `readout_aggregates_by_value` with the kind and modifier a range filter reads, so that
  * counting a filtered column never leaves the index; `readout_values_by_cell` replaces
  * `readout_values_by_definition` with what a search by results reads of each cell (its kind,
- * protocol and batch). Filled here from the aggregates a cache holds.
+ * protocol and batch).
+ *
+ * A cache that holds readout values or aggregates gets its subjects, counts and the two indexes
+ * later, from the cache writer's worker (`fillReadoutSubjects`, cache-backfills.ts): done here,
+ * they held the main thread for 29-67 s on a cache of 4M aggregates. Until then the step-7
+ * indexes stay, and readers take a protocol's subjects from its aggregates (readout-queries.ts
+ * tells the two states apart by `readout_aggregates_by_cell`, made with the counts). Amended so
+ * after its release: a cache that took the step as first written already has what the amended
+ * one ends with. `cache_backfills` is made here for that work when step 10 has not made it yet.
  */
-const readoutSubjectsMigration: Migration = (db: Database.Database) =>
+const readoutSubjectsMigration: Migration = (db: Database.Database) => {
   db.exec(`
     CREATE TABLE readout_subjects (
       vault_id INTEGER NOT NULL,
@@ -1081,18 +1089,85 @@ const readoutSubjectsMigration: Migration = (db: Database.Database) =>
       subjects INTEGER NOT NULL,
       PRIMARY KEY (vault_id, level, protocol_id)
     ) WITHOUT ROWID;
-    INSERT INTO readout_subjects (vault_id, level, protocol_id, subject_id)
-      SELECT DISTINCT vault_id, level, protocol_id, subject_id FROM readout_aggregates;
-    INSERT INTO readout_subject_counts (vault_id, level, protocol_id, subjects)
-      SELECT vault_id, level, protocol_id, count(*) FROM readout_subjects
-        GROUP BY vault_id, level, protocol_id;
+  `)
+  const indexed = db
+    .prepare(
+      `SELECT EXISTS (SELECT 1 FROM readout_values) OR EXISTS (SELECT 1 FROM readout_aggregates)`,
+    )
+    .pluck()
+    .get()
+  if (!indexed) {
+    db.exec(readoutCellIndexes)
+    return
+  }
+  // Subject ids are whole numbers: the slices go from the least to the greatest there is.
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS cache_backfills (
+      step INTEGER PRIMARY KEY,
+      next_row_id INTEGER NOT NULL,
+      last_row_id INTEGER NOT NULL
+    );
+    INSERT INTO cache_backfills (step, next_row_id, last_row_id)
+      VALUES (9, -9007199254740991, 9007199254740991);
+  `)
+}
+
+/** Step 9's indexes, in place of step 7's. */
+const readoutCellIndexes = `
     DROP INDEX readout_aggregates_by_value;
     CREATE INDEX readout_aggregates_by_cell
       ON readout_aggregates (vault_id, level, protocol_id, definition_id, number, kind, modifier);
     DROP INDEX readout_values_by_definition;
     CREATE INDEX readout_values_by_cell
       ON readout_values (vault_id, definition_id, number, kind, protocol_id, batch_id);
-  `)
+  `
+
+/**
+ * Step 9's work in a cache that held readout values or aggregates: the subjects of the aggregates
+ * whose subject ids are from `first` to `last` (in every vault and at both levels, along
+ * `readout_aggregates_by_subject`), a slice ending after about a thousand aggregates of each vault
+ * and level; then, in the last slice's transaction, every protocol's count and the two indexes.
+ * Subjects the indexer adds or removes meanwhile stay right (it replaces a group's subjects with
+ * its aggregates, and the fill takes only subjects with aggregates); its counts are made again.
+ */
+const fillReadoutSubjects: Backfill = (db) => {
+  const vaultsAndLevels = `
+    WITH RECURSIVE aggregate_vaults (vault_id) AS (
+      SELECT min(vault_id) FROM readout_aggregates
+      UNION ALL
+      SELECT (SELECT min(vault_id) FROM readout_aggregates WHERE vault_id > v.vault_id)
+        FROM aggregate_vaults v WHERE v.vault_id IS NOT NULL
+    ), pairs (vault_id, level) AS (
+      SELECT vault_id, level FROM aggregate_vaults, (SELECT 'batch' AS level UNION ALL SELECT 'molecule')
+        WHERE vault_id IS NOT NULL
+    )`
+  const fill = db.prepare(`${vaultsAndLevels}
+    INSERT OR IGNORE INTO readout_subjects (vault_id, level, protocol_id, subject_id)
+      SELECT DISTINCT a.vault_id, a.level, a.protocol_id, a.subject_id
+        FROM pairs p JOIN readout_aggregates a INDEXED BY readout_aggregates_by_subject
+          ON a.vault_id = p.vault_id AND a.level = p.level AND a.subject_id BETWEEN ? AND ?`)
+  const sliceEnd = db
+    .prepare<[number], number | null>(
+      `${vaultsAndLevels}
+      SELECT min((SELECT a.subject_id FROM readout_aggregates a INDEXED BY readout_aggregates_by_subject
+          WHERE a.vault_id = p.vault_id AND a.level = p.level AND a.subject_id >= ?
+          ORDER BY a.subject_id LIMIT 1 OFFSET 999))
+        FROM pairs p`,
+    )
+    .pluck()
+  return {
+    table: 'readout_aggregates',
+    sliceEnd: (from) => sliceEnd.get(from) ?? null,
+    fill: (first, last) => void fill.run(first, last),
+    finish: () =>
+      db.exec(`
+        DELETE FROM readout_subject_counts;
+        INSERT INTO readout_subject_counts (vault_id, level, protocol_id, subjects)
+          SELECT vault_id, level, protocol_id, count(*) FROM readout_subjects
+            GROUP BY vault_id, level, protocol_id;
+        ${readoutCellIndexes}`),
+  }
+}
 
 /**
  * Step 10: the members of a molecule that its list shows besides its columns, kept beside the
@@ -1106,12 +1181,13 @@ const readoutSubjectsMigration: Migration = (db: Database.Database) =>
  *
  * `cache_backfills` holds such deferred work: the rows (by rowid, `next_row_id` to
  * `last_row_id`) that a step has yet to fill, done by `cacheBackfills[step]` a slice at a time.
+ * Step 9 makes it first in a cache it leaves work in (IF NOT EXISTS since then).
  */
 const moleculeListMembersMigration: Migration = (db: Database.Database) =>
   db.exec(`
     ALTER TABLE molecules ADD COLUMN batch_count INTEGER;
     ALTER TABLE molecules ADD COLUMN projects_json TEXT;
-    CREATE TABLE cache_backfills (
+    CREATE TABLE IF NOT EXISTS cache_backfills (
       step INTEGER PRIMARY KEY,
       next_row_id INTEGER NOT NULL,
       last_row_id INTEGER NOT NULL
@@ -1194,12 +1270,18 @@ const fillStructureHashes: Backfill = (db) => {
  */
 export type Backfill = (db: Database.Database) => {
   table: string
+  /**
+   * Where a slice from `from` ends (null: at `last_row_id`), for a step whose work is not sliced
+   * by `table`'s rowids (those slices hold a thousand rows).
+   */
+  sliceEnd?: (from: number) => number | null
   fill: (first: number, last: number) => void
   finish?: () => void
 }
 
 /** The deferred work of the steps that have some, by step. */
 export const cacheBackfills: Readonly<Record<number, Backfill>> = {
+  9: fillReadoutSubjects,
   10: fillMoleculeListMembers,
   11: fillStructureHashes,
 }

@@ -98,6 +98,9 @@ export class ReadoutQueries {
   readonly #db: Database.Database
   readonly #batchMoleculesByVault = new Map<number, { key: string; map: BatchMolecules }>()
 
+  /** Once seen complete, cache step 9's subjects stay so (see #subjectsKept). */
+  #stepNineComplete = false
+
   constructor(db: Database.Database) {
     this.#db = db
   }
@@ -275,6 +278,21 @@ export class ReadoutQueries {
   }
 
   /**
+   * Whether `readout_subjects`, their counts and `readout_aggregates_by_cell` are complete: after
+   * an upgrade through cache step 9 the writer's worker fills them (cache-backfills.ts), making
+   * the index last, in the transaction that completes them.
+   */
+  #subjectsKept(): boolean {
+    this.#stepNineComplete ||=
+      this.#db
+        .prepare(
+          "SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = 'readout_aggregates_by_cell'",
+        )
+        .get() !== undefined
+    return this.#stepNineComplete
+  }
+
+  /**
    * A page of a results table: the molecules (or batches) with an aggregate in one of the columns'
    * protocols, each with its aggregates, sorted by name or a column (numbers by value, a qualified
    * value beside its bound, text after numbers and empty cells last in both directions).
@@ -346,12 +364,15 @@ export class ReadoutQueries {
     // without the cell, so it never leads).
     const leading = filters.find((filter) => filter.comparison.kind !== 'present')
     // A protocol's subjects are kept (cache step 9): one protocol's are its own rows, several
-    // protocols' are told apart once.
+    // protocols' are told apart once. Until the writer has filled them after an upgrade, they are
+    // those with an aggregate.
+    const kept = this.#subjectsKept()
+    const subjectTable = kept ? 'readout_subjects' : 'readout_aggregates'
     let subjects =
-      protocols.length === 1
+      protocols.length === 1 && kept
         ? `(SELECT subject_id FROM readout_subjects
             WHERE vault_id = @vaultId AND level = @level AND protocol_id = @protocol) s`
-        : `(SELECT DISTINCT subject_id FROM readout_subjects
+        : `(SELECT DISTINCT subject_id FROM ${subjectTable}
             WHERE vault_id = @vaultId AND level = @level
               AND protocol_id IN (SELECT value FROM json_each(@protocols))) s`
     if (leading) {
@@ -370,7 +391,7 @@ export class ReadoutQueries {
     const scopeJoin = level === 'batch' && scope !== '' ? subject : ''
     // Unfiltered, one protocol's total is kept beside its subjects.
     const total =
-      leading === undefined && others.length === 0 && scope === '' && protocols.length === 1
+      kept && leading === undefined && others.length === 0 && scope === '' && protocols.length === 1
         ? ((this.#db
             .prepare(
               `SELECT subjects FROM readout_subject_counts
@@ -409,7 +430,7 @@ export class ReadoutQueries {
               AND ${c}.subject_id = s.subject_id AND ${predicateOf(filter)})`
         })
       const namedWhere = `WHERE 1 ${scope} ${meets.join(' ')}
-          AND EXISTS (SELECT 1 FROM readout_subjects a
+          AND EXISTS (SELECT 1 FROM ${subjectTable} a
             WHERE a.vault_id = @vaultId AND a.level = @level
               AND a.protocol_id IN (SELECT value FROM json_each(@protocols))
               AND a.subject_id = s.subject_id)`
@@ -448,7 +469,7 @@ export class ReadoutQueries {
       const text = `${c}.kind = 'text'`
       const parts = [
         {
-          from: cellsOf(values, 'INDEXED BY readout_aggregates_by_cell'),
+          from: cellsOf(values, kept ? 'INDEXED BY readout_aggregates_by_cell' : ''),
           order: `${c}.number ${direction}, ${modifierRank(c)} ${direction},
             ${c}.text COLLATE NOCASE ${direction}, ${c}.subject_id`,
         },

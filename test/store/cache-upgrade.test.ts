@@ -768,6 +768,7 @@ describe.each([7, 8])('a cache of step %i with readout aggregates', (step) => {
       total: 3,
       ids: [101, 102, 103],
     })
+    await backfilled(cache.file)
     await caches.closeAll()
     const kept = readOnly(cache.file, (db) => ({
       subjects: db
