@@ -4,6 +4,9 @@
  * by key through the browse service, a page of 1000 at a time, the view's columns), against the
  * bare `SELECT` streaming the same rows in the same run: records per second, and how much the main
  * process's memory grows (the peak resident set during the export over the resident set before it).
+ * Each rate is also given per second of the process's CPU time (all its threads): on this shared
+ * machine the wall time is mostly time spent waiting for a core, and the CPU rate is what a quiet
+ * machine's wall rate would be at most.
  *
  * - Reading alone, the ways a whole list can be read, taking turns (BENCH_READ_ROUNDS, 2): by
  *   offset pages as the window pages (a count and an OFFSET per page: how exports read before),
@@ -75,7 +78,7 @@ try {
   // disk, not the SELECT, and every export after it read a warm one.
   bareSelect(cacheFile, vaults.smiles)
   const bare = bareSelect(cacheFile, vaults.smiles)
-  progress(`bare SELECT: ${Math.round(bare.rate)} rows/s`)
+  progress(`bare SELECT: ${Math.round(bare.rate)} rows/s, ${bare.cpuSeconds.toFixed(2)} s of CPU`)
   compareReadings(browse, bare.rate)
 
   const runs: { name: string; format: 'csv' | 'sdf'; vaultId: number; what: string }[] = [
@@ -120,6 +123,7 @@ try {
     const sampler = setInterval(sample, 50)
     progress(`${run.what}…`)
     const started = performance.now()
+    const cpuBefore = process.cpuUsage()
     const summary = await exports.toFile(request, file, {
       onProgress: (written, total) => {
         sample()
@@ -127,6 +131,7 @@ try {
       },
     })
     const seconds = (performance.now() - started) / 1000
+    const cpuSeconds = cpuSecondsSince(cpuBefore)
     clearInterval(sampler)
     sample()
     const rate = summary.records / seconds
@@ -144,6 +149,9 @@ try {
         : { note: "no goal: RDKit's 2D coordinates set the pace (see the file's comment)" }),
       records: summary.records,
       seconds: Number(seconds.toFixed(2)),
+      cpuSeconds: Number(cpuSeconds.toFixed(2)),
+      recordsPerCpuSecond: Math.round(summary.records / cpuSeconds),
+      referencePerCpuSecond: Math.round(bare.rows / bare.cpuSeconds),
       bytes: summary.bytes,
       loadAverage: loadAverage(),
     })
@@ -241,6 +249,11 @@ function compareReadings(browse: BrowseService, bareRate: number): void {
   }
 }
 
+function cpuSecondsSince(before: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / 1e6
+}
+
 function loadAverage(): string {
   return os
     .loadavg()
@@ -249,12 +262,16 @@ function loadAverage(): string {
 }
 
 /** The same rows as the export reads, by the bare SELECT: its rate and peak memory growth. */
-function bareSelect(file: string, vaultId: number): { rate: number; growthMB: number } {
+function bareSelect(
+  file: string,
+  vaultId: number,
+): { rate: number; growthMB: number; rows: number; cpuSeconds: number } {
   const db = new Database(file, { readonly: true })
   gc()
   const before = process.memoryUsage().rss
   let peak = before
   const started = performance.now()
+  const cpuBefore = process.cpuUsage()
   let rows = 0
   for (const row of db
     .prepare(
@@ -265,8 +282,11 @@ function bareSelect(file: string, vaultId: number): { rate: number; growthMB: nu
     if (row && ++rows % 10_000 === 0) peak = Math.max(peak, process.memoryUsage().rss)
   }
   const seconds = (performance.now() - started) / 1000
+  const cpuSeconds = cpuSecondsSince(cpuBefore)
   db.close()
   return {
+    rows,
+    cpuSeconds,
     rate: rows / seconds,
     growthMB: (Math.max(peak, process.memoryUsage().rss) - before) / megabyte,
   }
