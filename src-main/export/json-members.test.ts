@@ -2,9 +2,10 @@
  * Top-level members read from a record's text give exactly what JSON.parse gives for them, over
  * generated records full of the traps a text search would fall into (the same name nested, inside
  * strings, escaped, repeated), and text that is not an object answers null, never a wrong value.
+ * Read from the text's end (`membersFromEnd`), they are JSON.parse's too, or null (never wrong).
  */
 import { describe, expect, it } from 'vitest'
-import { topLevelMembers } from './json-members.ts'
+import { membersFromEnd, topLevelMembers } from './json-members.ts'
 
 const names = ['molfile', 'smiles', 'cxsmiles', 'structure'] as const
 
@@ -101,5 +102,62 @@ describe('topLevelMembers', () => {
       expect(topLevelMembers(text, names), text).toBeNull()
     }
     expect(topLevelMembers(' { } ', names)).toEqual(new Map())
+  })
+})
+
+describe('membersFromEnd', () => {
+  it('gives what JSON.parse gives for the members asked, or null, never another value', () => {
+    let answered = 0
+    for (let seed = 1; seed <= 400; seed++) {
+      const pick = generator(seed)
+      const object = record(pick, 0)
+      const spacing = pick([undefined, undefined, 1, '\t'])
+      const text = JSON.stringify(object, null, spacing)
+      const parsed = JSON.parse(text) as Record<string, unknown>
+      const expected = new Map(
+        names.flatMap((name) => (name in parsed ? [[name, parsed[name]]] : [])),
+      )
+      const found = membersFromEnd(text, names)
+      if (found === null) continue
+      answered++
+      expect(found, `seed ${seed}: ${text}`).toEqual(expected)
+    }
+    // Most records are read from their end: a name nested after the top-level one is the exception.
+    expect(answered).toBeGreaterThan(200)
+  })
+
+  it('reads a record whose structure comes after its batches, as a vault writes it', () => {
+    const molecule = {
+      id: 7,
+      smiles: 'CCO',
+      batches: [{ id: 1, name: 'smiles', structure_notes: 'molfile' }],
+      molecule_fields: { Note: 'a "molfile": inside a value' },
+      molfile,
+    }
+    expect(membersFromEnd(JSON.stringify(molecule), names)).toEqual(
+      new Map([
+        ['molfile', molfile],
+        ['smiles', 'CCO'],
+      ]),
+    )
+  })
+
+  it('answers null where the last occurrence of a name is not a top-level member', () => {
+    for (const text of [
+      '{"molfile":"C","b":{"molfile":"N"}}',
+      '{"molfile":"C","b":[{"molfile":"N"}]}',
+      '{"smi\\u006ces":"O"}',
+      '{"molfile":"C"}x',
+      '[{"molfile":"C"}]',
+      '{"molfile":"C"',
+      '{"molfile":C}',
+      '{"molfile":"C",}',
+    ]) {
+      expect(membersFromEnd(text, names), text).toBeNull()
+    }
+    // A name inside a string value is no member: its quotes are escaped.
+    expect(membersFromEnd('{"a":"\\"molfile\\":\\"N\\"","smiles":"C"}', names)).toEqual(
+      new Map([['smiles', 'C']]),
+    )
   })
 })

@@ -58,6 +58,59 @@ export function topLevelMembers(
 }
 
 /**
+ * The named top-level members of a record's text as the cache holds it (JSON.stringify's, valid
+ * JSON), each found from the text's end: a record's structure is among its last members, after
+ * its batches and fields, which the walk of `topLevelMembers` steps through token by token (three
+ * times the time: export.bench.ts). A member's last `"name":` is the member when what follows its
+ * value closes the record's object and nothing else; the text before it is taken as valid. Null
+ * when that is not so for a name (the same name nested last, a name written with an escape, or
+ * text of another shape): `topLevelMembers` then reads it.
+ */
+export function membersFromEnd(
+  text: string,
+  names: readonly string[],
+): Map<string, unknown> | null {
+  if (text.charCodeAt(0) !== openBrace || text.charCodeAt(text.length - 1) !== closeBrace) {
+    return null
+  }
+  const found = new Map<string, unknown>()
+  for (const name of names) {
+    const key = text.lastIndexOf(`"${name}":`)
+    if (key < 0) {
+      // A name written with an escape (`\u0073miles`) is found by no search for it.
+      if (text.includes('\\u')) return null
+      continue
+    }
+    if (escaped(text, key)) return null
+    const valueStart = skipSpace(text, key + name.length + 3)
+    const valueEnd = valueEndAt(text, valueStart)
+    if (valueEnd < 0 || !closesObject(text, valueEnd)) return null
+    try {
+      found.set(name, JSON.parse(text.slice(valueStart, valueEnd)))
+    } catch {
+      return null
+    }
+  }
+  return found
+}
+
+/** Whether the text from `at` is the rest of an object's members, its `}` ending the text. */
+function closesObject(text: string, at: number): boolean {
+  for (let index = skipSpace(text, at); ;) {
+    const code = text.charCodeAt(index)
+    if (code === closeBrace) return skipSpace(text, index + 1) === text.length
+    if (code !== comma) return false
+    index = skipSpace(text, index + 1)
+    if (text.charCodeAt(index) !== quote) return false
+    index = skipSpace(text, stringEnd(text, index))
+    if (text.charCodeAt(index) !== colon) return false
+    index = valueEndAt(text, skipSpace(text, index + 1))
+    if (index < 0) return false
+    index = skipSpace(text, index)
+  }
+}
+
+/**
  * Which of `names` the key whose string runs from `start` to `end` (quotes included) is, or null:
  * compared in place, since most keys are not asked for; a key with an escape is parsed.
  */

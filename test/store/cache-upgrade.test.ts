@@ -907,3 +907,47 @@ describe.each([8, 9, 10])('a cache of step %i with a structure index', (step) =>
     }
   })
 })
+
+describe.each([2, 11])('a cache of step %i with molecules', (step) => {
+  it('lists them in name order from an index that holds all their columns (step 12)', async () => {
+    const dataDir = temporaryDirectory()
+    const db = databaseAtStep(path.join(dataDir, 'caches', 'lab.db'), cacheMigrations, step)
+    // Names that tie (NOCASE) come in the order of their row ids; a NULL name comes first.
+    const names = ['beta', 'Alpha', 'alpha', null, 'ALPHA', 'gamma']
+    try {
+      const insert = db.prepare(
+        'INSERT INTO molecules (vault_id, id, name, formula, json) VALUES (1, ?, ?, ?, ?)',
+      )
+      names.forEach((name, index) =>
+        insert.run(index + 1, name, `C${index + 1}`, JSON.stringify({ id: index + 1, name })),
+      )
+    } finally {
+      db.close()
+    }
+    const { cache, caches } = openCache(dataDir, 'lab')
+    await backfilled(cache.file)
+    const read = cache
+      .read('molecules', 1, { reading: { listMembers: true, deferJson: true } })
+      .next(100)
+    await caches.closeAll()
+    expect(read.map((row) => [row.id, row.columns.formula])).toEqual([
+      [4, 'C4'],
+      [2, 'C2'],
+      [3, 'C3'],
+      [5, 'C5'],
+      [1, 'C1'],
+      [6, 'C6'],
+    ])
+    const plan = readOnly(cache.file, (db) =>
+      db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT row_id, id, name, created_at, modified_at, registration_type,
+             owner, inchi_key, formula, molecular_weight, log_p, batch_count, projects_json
+             FROM molecules WHERE vault_id = 1 ORDER BY name, row_id`,
+        )
+        .all()
+        .map((row) => (row as { detail: string }).detail),
+    )
+    expect(plan).toEqual(['SEARCH molecules USING COVERING INDEX molecules_by_name (vault_id=?)'])
+  })
+})

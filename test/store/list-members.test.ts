@@ -6,7 +6,7 @@
  */
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { viewColumns } from '../../src-main/export/columns.ts'
 import type { PendingInput } from '../../src-main/store/pending-rows.ts'
 import { listMembers } from '../../src-main/store/record-rows.ts'
@@ -156,5 +156,43 @@ describe('molecule list members', () => {
     expect(
       rows.map((row) => columns.values({ row })[columns.headers.indexOf('Batches')]),
     ).toContain(2)
+  })
+
+  it('are read in name order from the index by name alone, no table row read (step 12)', async () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    cache = VaultCache.open(file).cache
+    cache.applyPage('molecules', 1, molecules)
+    const prepared: string[] = []
+    const original = Database.prototype.prepare
+    const prepare = vi.spyOn(Database.prototype, 'prepare').mockImplementation(function (
+      this: Database.Database,
+      sql: string,
+    ) {
+      prepared.push(sql)
+      return original.call(this, sql)
+    })
+    try {
+      const reader = cache.read('molecules', 1, { reading: { listMembers: true, deferJson: true } })
+      // Pages of two: the reads after a key take each segment of `segmentsAfter`.
+      let read = 0
+      for (let rows = reader.next(2); rows.length > 0; rows = reader.next(2)) read += rows.length
+      expect(read).toBe(molecules.length)
+    } finally {
+      prepare.mockRestore()
+    }
+    const reads = prepared.filter((sql) => /^\s*SELECT row_id, name AS sort_value/.test(sql))
+    expect(reads.length).toBeGreaterThan(1)
+    const db = new Database(file, { readonly: true })
+    try {
+      for (const sql of reads) {
+        const params = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map(([, name]) => [name, 1]))
+        const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]
+        expect(plan.map((step) => step.detail).join('; '), sql).toMatch(
+          /^SEARCH molecules USING COVERING INDEX molecules_by_name \(vault_id=\?/,
+        )
+      }
+    } finally {
+      db.close()
+    }
   })
 })
