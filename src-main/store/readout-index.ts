@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { checkpointPastBound } from './wal-checkpoints.ts'
 import {
   aggregateRows,
   type AggregateDefinition,
@@ -161,6 +162,7 @@ export class ReadoutIndexer {
   complete(onStep?: (backlog: ReadoutIndexBacklog) => void): void {
     let backlog = onStep ? this.backlog() : { rows: 0, groups: 0 }
     for (;;) {
+      checkpointPastBound(this.#db)
       const rows = this.indexRows()
       if (rows > 0) {
         backlog = {
