@@ -1,5 +1,4 @@
 import path from 'node:path'
-import type { Database } from 'better-sqlite3'
 import type { RequestContext } from '../../core/context.ts'
 import type { VaultAccess } from '../../core/sim-core.ts'
 import { formatSeconds } from '../../core/dates.ts'
@@ -122,22 +121,6 @@ export function filesOf(
       `SELECT * FROM uploaded_files WHERE vault_id = ? AND resource_class = ? AND resource_id = ? ORDER BY id`,
     )
     .all(access.vault.id, resourceClass, resourceId) as FileRow[]
-}
-
-/**
- * The files a run or protocol record lists, oldest first, as the deployed service's records list
- * them (`source_files[{id, name}]`, as a molecule's do: docs/spec/gaps.md), in its lists too.
- */
-export function listedFiles(
-  db: Database,
-  resourceClass: ResourceClass,
-  resourceId: number,
-): { id: number; name: string }[] {
-  return db
-    .prepare(
-      `SELECT id, name FROM uploaded_files WHERE resource_class = ? AND resource_id = ? ORDER BY id`,
-    )
-    .all(resourceClass, resourceId) as { id: number; name: string }[]
 }
 
 function visibleFile(access: VaultAccess, id: number): FileRow {

@@ -19,7 +19,7 @@ import {
 import { assaySchema } from './assay-schema.ts'
 import { startCheckedExport } from './async-exports.ts'
 import { calculationsOf } from './dose-response-engine.ts'
-import { listedFiles } from './files.ts'
+import { listedFiles } from './file-listing.ts'
 import { resolveProtocolCriteria } from './protocol-criteria.ts'
 import { resolveProjects } from './project-lists.ts'
 

@@ -9,7 +9,7 @@ import { envelope, idsEnvelope, readPageUnlessExporting, type Page } from '../..
 import type { Params } from '../../core/params.ts'
 import { projectRef, readableProjects, requireEditable } from './access-rules.ts'
 import { startCheckedExport } from './async-exports.ts'
-import { listedFiles } from './files.ts'
+import { listedFiles } from './file-listing.ts'
 import { plateStatistics } from './plate-statistics.ts'
 import { resolveProject } from './project-lists.ts'
 import { readRunDay } from './run-days.ts'
