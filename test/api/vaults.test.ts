@@ -216,11 +216,11 @@ describe('users and data sets', () => {
     expect(dataSets.map((dataSet) => dataSet.id)).toContain(harness.sim.cast.referenceDataSetId)
   })
 
-  it('answers data sets of a vault the key cannot reach with 401', async () => {
+  it('answers data sets of a vault the key cannot reach with 404, as the spec says', async () => {
     await expectApiError(
       harness.client('reader').dataSets.list(harness.vaults.ai),
-      'authentication',
-      401,
+      'not_found',
+      404,
     )
   })
 })
