@@ -10,10 +10,11 @@
  *   readout_aggregates with the total as a window), on the same database;
  * - a search by results (`matching`, criteria parsed from their text as the service does)
  *   combined with a substructure search over the 250k molecules, as `records.list` answers it
- *   (`listStructurePage` within the matching molecules, through the structure engine and its
- *   workers); against the same substructure search without the criterion (through a second
- *   VaultChemistry, so that neither answers from a search the other keeps); and `matching` alone
- *   against its criterion as one bare SQL statement;
+ *   (`listStructurePage` within the matching molecules: only their slots are screened and matched
+ *   in the workers); against the same substructure search without the criterion (through a second
+ *   VaultChemistry, so that neither answers from a search the other keeps), with the criteria's
+ *   and the structure search's shares of each question beside it; and `matching` alone against
+ *   its criterion as one bare SQL statement;
  * - `points` of 250k molecules with four readout columns, against the same as bare SQL.
  *
  * Every question is asked BENCH_REPETITIONS times (default 30), taking turns with its reference,
@@ -433,6 +434,8 @@ async function searchLines(
   await listStructurePage(chemistry, { structure: structureOf('c1ccccc1'), limit: 50 })
   await listStructurePage(chemistryAlone, { structure: structureOf('c1ccccc1'), limit: 50 })
   const combined: { firstPage: number[]; complete: number[] } = { firstPage: [], complete: [] }
+  /** Of each combined question: the criteria alone, and the structure search within their ids. */
+  const parts: { matching: number[]; structure: number[] } = { matching: [], structure: [] }
   const alone: { firstPage: number[]; complete: number[] } = { firstPage: [], complete: [] }
   const hits: number[] = []
   for (const [index, query] of queries.entries()) {
@@ -443,6 +446,8 @@ async function searchLines(
         combined,
         async () => {
           const ids = matching(criteria)
+          const matched = performance.now()
+          parts.matching.push(matched - started)
           const options = { structure: structureOf(query), ids, limit: 50 }
           const page = await listStructurePage(chemistry, options)
           combined.firstPage.push(performance.now() - started)
@@ -452,6 +457,7 @@ async function searchLines(
             throw new Error(`"${query}": the count ${whole.total} is below its first page.`)
           }
           hits.push(whole.total)
+          parts.structure.push(performance.now() - matched)
           return whole.total
         },
       ],
@@ -472,7 +478,14 @@ async function searchLines(
       timings.complete.push(performance.now() - started)
     }
   }
-  for (const list of [combined.firstPage, combined.complete, alone.firstPage, alone.complete]) {
+  for (const list of [
+    combined.firstPage,
+    combined.complete,
+    alone.firstPage,
+    alone.complete,
+    parts.matching,
+    parts.structure,
+  ]) {
     list.sort((a, b) => a - b)
   }
   const extra = {
@@ -495,6 +508,10 @@ async function searchLines(
       firstPageP50: round2(percentile(combined.firstPage, 0.5)),
       firstPageP95: round2(percentile(combined.firstPage, 0.95)),
       referenceFirstPageP95: round2(percentile(alone.firstPage, 0.95)),
+      matchingP50: round2(percentile(parts.matching, 0.5)),
+      matchingP95: round2(percentile(parts.matching, 0.95)),
+      structureWithinP50: round2(percentile(parts.structure, 0.5)),
+      structureWithinP95: round2(percentile(parts.structure, 0.95)),
       measured: 'criteria parsed, matching, then records.list (listStructurePage) until counted',
     },
   )

@@ -30,6 +30,18 @@ export class AttachedIndex {
     return this.#scratch
   }
 
+  /**
+   * Copies `count` candidate slots from `start` into this worker's output area, where a listed
+   * kernel reads them (and writes its output over them); answers where they are.
+   */
+  loadSlots(kind: FingerprintKind, candidates: Int32Array, start: number, count: number): number {
+    const { outPtr } = this.#scratch
+    new Int32Array(this.buffers.fingerprintMemory(kind).buffer, outPtr, count).set(
+      candidates.subarray(start, start + count),
+    )
+    return outPtr
+  }
+
   outputView<T extends Uint16Array | Uint32Array>(
     kind: FingerprintKind,
     type: new (buffer: SharedArrayBuffer, byteOffset: number, length: number) => T,

@@ -68,6 +68,34 @@ describe('fingerprint kernels', () => {
     }
   })
 
+  it('screens listed slots, answering positions in the list, in place', () => {
+    const listed = [0, 3, 17, 200, 499, 500, 501, 17]
+    for (const query of [...fingerprints(20, 3, 4), edgeBits, stored[17]!]) {
+      bytes.set(query, queryPtr)
+      new Uint32Array(memory.buffer, outPtr, listed.length).set(listed)
+      const count = kernels.screenSlots(queryPtr, fingerprintPtr(0), listed.length, outPtr, outPtr)
+      const found = [...new Uint32Array(memory.buffer, outPtr, count)]
+      const expected = listed.flatMap((slot, position) =>
+        stored[slot]!.every((byte, i) => (byte & query[i]!) === query[i]) ? [position] : [],
+      )
+      expect(found).toEqual(expected)
+    }
+  })
+
+  it('counts shared bits of listed slots with the query, in place', () => {
+    const listed = [501, 2, 40, 41, 499, 7, 500]
+    for (const query of [...fingerprints(5, 45, 5), edgeBits]) {
+      bytes.set(query, queryPtr)
+      new Uint32Array(memory.buffer, outPtr, listed.length).set(listed)
+      kernels.intersectionsOfSlots(queryPtr, fingerprintPtr(0), listed.length, outPtr, outPtr)
+      const counts = [...new Uint16Array(memory.buffer, outPtr, listed.length)]
+      const expected = listed.map((slot) =>
+        popcount(stored[slot]!.map((byte, i) => byte & query[i]!)),
+      )
+      expect(counts).toEqual(expected)
+    }
+  })
+
   it('counts shared bits of every fingerprint with the query', () => {
     for (const query of [...fingerprints(5, 45, 3), edgeBits]) {
       bytes.set(query, queryPtr)

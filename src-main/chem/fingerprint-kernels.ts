@@ -5,8 +5,10 @@
  * - `screen`: which fingerprints contain every bit of the query (the substructure screen);
  * - `intersections`: how many bits each fingerprint shares with the query (Tanimoto's numerator).
  *
- * Both read fingerprints in place from a shared `WebAssembly.Memory`, so every worker scans the
- * same bytes without copying them.
+ * Each comes in two forms: over consecutive slots, and over a list of slots (a search narrowed to
+ * some molecules reads only theirs, so that it costs what they are, not what the index is). Both
+ * read fingerprints in place from a shared `WebAssembly.Memory`, so every worker scans the same
+ * bytes without copying them.
  */
 import { fingerprintBytes, maximumWasmPages } from './fingerprint-layout.ts'
 import { webAssembly, type SharedWasmMemory } from './shared-memory-runtime.ts'
@@ -31,27 +33,85 @@ export interface FingerprintKernels {
   screen(queryPtr: number, fingerprintsPtr: number, count: number, outPtr: number): number
   /** Writes, as u16 at `outPtr`, popcount(query & fingerprint) for each of `count` fingerprints. */
   intersections(queryPtr: number, fingerprintsPtr: number, count: number, outPtr: number): void
+  /**
+   * `screen` over the `count` slots listed as u32 at `slotsPtr` (fingerprint k of the list is at
+   * `fingerprintsPtr` + slot × 256): writes the positions in the list, not the slots. `outPtr` may
+   * be `slotsPtr`: a position is written only after its slot has been read.
+   */
+  screenSlots(
+    queryPtr: number,
+    fingerprintsPtr: number,
+    count: number,
+    outPtr: number,
+    slotsPtr: number,
+  ): number
+  /** `intersections` over listed slots, as `screenSlots`; `outPtr` may be `slotsPtr`. */
+  intersectionsOfSlots(
+    queryPtr: number,
+    fingerprintsPtr: number,
+    count: number,
+    outPtr: number,
+    slotsPtr: number,
+  ): void
 }
 
-// Parameters (locals 0-3) of both kernels, then their own locals.
+const contiguousParams = [valueType.i32, valueType.i32, valueType.i32, valueType.i32]
+const listedParams = [...contiguousParams, valueType.i32]
+
+// Parameters of every kernel (a listed kernel has `slots` too), then their own locals.
 const query = 0
 const fingerprints = 1
 const count = 2
 const out = 3
-const index = 4
-const cursor = 5
-const written = 6
+const slots = 4
 
-/** for (index = 0, cursor = fingerprints; index < count; index++, cursor += 256) { ...perItem } */
-function forEachFingerprint(perItem: readonly number[]): number[] {
+/** Local numbers after the parameters: where the loop keeps its state. */
+interface LoopLocals {
+  index: number
+  cursor: number
+  written: number
+}
+
+const contiguousLocals: LoopLocals = { index: 4, cursor: 5, written: 6 }
+const listedLocals: LoopLocals = { index: 5, cursor: 6, written: 7 }
+
+/**
+ * for (index = 0; index < count; index++) { cursor = the index-th fingerprint; ...perItem }, the
+ * fingerprints being consecutive from `fingerprints`, or the slots listed at `slots`.
+ */
+function forEachFingerprint(
+  listed: boolean,
+  perItem: (locals: LoopLocals) => readonly number[],
+): number[] {
+  const { index, cursor } = listed ? listedLocals : contiguousLocals
+  // prettier-ignore
+  const start = listed
+    ? []
+    : [op.localGet, fingerprints, op.localSet, cursor]
+  // prettier-ignore
+  const locate = listed
+    ? [
+        // cursor = fingerprints + slots[index] * fingerprintBytes
+        op.localGet, fingerprints,
+        op.localGet, slots, op.localGet, index, op.i32Const, 2, op.i32Shl, op.i32Add,
+        op.i32Load, ...memoryImmediate(2, 0),
+        op.i32Const, ...signedLeb128(fingerprintBytes), op.i32Mul, op.i32Add,
+        op.localSet, cursor,
+      ]
+    : []
+  // prettier-ignore
+  const advance = listed
+    ? []
+    : [op.localGet, cursor, op.i32Const, ...signedLeb128(fingerprintBytes), op.i32Add, op.localSet, cursor]
   // prettier-ignore
   return [
-    op.localGet, fingerprints, op.localSet, cursor,
+    ...start,
     op.block, emptyBlockType,
     op.loop, emptyBlockType,
     op.localGet, index, op.localGet, count, op.i32GeU, op.brIf, 1,
-    ...perItem,
-    op.localGet, cursor, op.i32Const, ...signedLeb128(fingerprintBytes), op.i32Add, op.localSet, cursor,
+    ...locate,
+    ...perItem(listed ? listedLocals : contiguousLocals),
+    ...advance,
     op.localGet, index, op.i32Const, 1, op.i32Add, op.localSet, index,
     op.br, 0,
     op.end,
@@ -64,7 +124,7 @@ function wordAt(base: number, word: number): number[] {
 }
 
 /** Leaves the enclosing block unless (fingerprint & query) == query for one 64-bit word. */
-function requireQueryBits(word: number): number[] {
+function requireQueryBits(cursor: number, word: number): number[] {
   // prettier-ignore
   return [
     ...wordAt(cursor, word), ...wordAt(query, word), op.i64And,
@@ -72,28 +132,31 @@ function requireQueryBits(word: number): number[] {
   ]
 }
 
-const screen: FunctionDefinition = {
-  exportName: 'screen',
-  params: [valueType.i32, valueType.i32, valueType.i32, valueType.i32],
-  results: [valueType.i32],
-  locals: [[3, valueType.i32]],
-  // prettier-ignore
-  body: [
-    ...forEachFingerprint([
-      op.block, emptyBlockType,
-      ...Array.from({ length: wordsPerFingerprint }, (_, word) => requireQueryBits(word)).flat(),
-      // out[written++] = index
-      op.localGet, out, op.localGet, written, op.i32Const, 2, op.i32Shl, op.i32Add,
-      op.localGet, index, op.i32Store, ...memoryImmediate(2, 0),
-      op.localGet, written, op.i32Const, 1, op.i32Add, op.localSet, written,
-      op.end,
-    ]),
-    op.localGet, written,
-  ],
+function screenKernel(exportName: string, listed: boolean): FunctionDefinition {
+  const { written } = listed ? listedLocals : contiguousLocals
+  return {
+    exportName,
+    params: listed ? listedParams : contiguousParams,
+    results: [valueType.i32],
+    locals: [[3, valueType.i32]],
+    // prettier-ignore
+    body: [
+      ...forEachFingerprint(listed, ({ index, cursor }) => [
+        op.block, emptyBlockType,
+        ...Array.from({ length: wordsPerFingerprint }, (_, word) => requireQueryBits(cursor, word)).flat(),
+        // out[written++] = index
+        op.localGet, out, op.localGet, written, op.i32Const, 2, op.i32Shl, op.i32Add,
+        op.localGet, index, op.i32Store, ...memoryImmediate(2, 0),
+        op.localGet, written, op.i32Const, 1, op.i32Add, op.localSet, written,
+        op.end,
+      ]),
+      op.localGet, written,
+    ],
+  }
 }
 
 /** popcount(query & fingerprint) for one 64-bit word, added to the running sum after the first. */
-function sharedBits(word: number): number[] {
+function sharedBits(cursor: number, word: number): number[] {
   // prettier-ignore
   return [
     ...wordAt(query, word), ...wordAt(cursor, word), op.i64And, op.i64Popcnt,
@@ -101,22 +164,32 @@ function sharedBits(word: number): number[] {
   ]
 }
 
-const intersections: FunctionDefinition = {
-  exportName: 'intersections',
-  params: [valueType.i32, valueType.i32, valueType.i32, valueType.i32],
-  results: [],
-  locals: [[2, valueType.i32]],
-  // prettier-ignore
-  body: forEachFingerprint([
-    // out[index] = u16(sum of sharedBits)
-    op.localGet, out, op.localGet, index, op.i32Const, 1, op.i32Shl, op.i32Add,
-    ...Array.from({ length: wordsPerFingerprint }, (_, word) => sharedBits(word)).flat(),
-    op.i32WrapI64, op.i32Store16, ...memoryImmediate(1, 0),
-  ]),
+function intersectionsKernel(exportName: string, listed: boolean): FunctionDefinition {
+  return {
+    exportName,
+    params: listed ? listedParams : contiguousParams,
+    results: [],
+    locals: [[3, valueType.i32]],
+    // prettier-ignore
+    body: forEachFingerprint(listed, ({ index, cursor }) => [
+      // out[index] = u16(sum of sharedBits)
+      op.localGet, out, op.localGet, index, op.i32Const, 1, op.i32Shl, op.i32Add,
+      ...Array.from({ length: wordsPerFingerprint }, (_, word) => sharedBits(cursor, word)).flat(),
+      op.i32WrapI64, op.i32Store16, ...memoryImmediate(1, 0),
+    ]),
+  }
 }
 
 const kernelModule = new webAssembly.Module(
-  encodeModule([screen, intersections], { minimumPages: 0, maximumPages: maximumWasmPages }),
+  encodeModule(
+    [
+      screenKernel('screen', false),
+      intersectionsKernel('intersections', false),
+      screenKernel('screenSlots', true),
+      intersectionsKernel('intersectionsOfSlots', true),
+    ],
+    { minimumPages: 0, maximumPages: maximumWasmPages },
+  ),
 )
 
 export function instantiateKernels(memory: SharedWasmMemory): FingerprintKernels {

@@ -11,6 +11,20 @@ describe('scan chunks', () => {
     expect(chunks.reduce((sum, chunk) => sum + chunk.count, 0)).toBe(1000)
   })
 
+  it('cover the candidate list alone when a search is narrowed, by position in it', () => {
+    const candidates = Int32Array.from([3, 9, 10, 400, 401, 999, 5000])
+    const range = scanRange('index', 100_000, { first: 2, largest: 4 }, candidates)
+    expect(range.chunkStarts).toEqual([0, 2, 6])
+    expect(range.chunkStarts.map((_, chunk) => chunkAt(range, chunk))).toEqual([
+      { chunk: 0, start: 0, count: 2 },
+      { chunk: 1, start: 2, count: 4 },
+      { chunk: 2, start: 6, count: 1 },
+    ])
+    expect(
+      scanRange('index', 100_000, { first: 2, largest: 4 }, new Int32Array(0)).chunkStarts,
+    ).toEqual([])
+  })
+
   it('are handed out once each, whoever asks', () => {
     const range = scanRange('index', 100, { first: 10, largest: 10 }, null)
     const first = claimChunks(range)

@@ -23,20 +23,25 @@ export function scanSimilarities(
   const { queryPtr, outPtr } = index.loadQuery('morgan', queryFingerprint)
   const intersections = index.outputView('morgan', Uint16Array, task.largestChunk)
   const queryBits = popcount(queryFingerprint)
-  const mask = task.candidateMask
+  const listed = task.candidates
   const popcounts = index.buffers.morganPopcounts
   // A plain read is enough here: a slot published or vacated during the scan may go either way.
   const states = index.buffers.states
   const bestSoFar = task.top === null ? null : new TopScores(task.top)
   let chunks = 0
   for (const { chunk, start, count } of claimChunks(task)) {
-    kernels.intersections(queryPtr, fingerprintPtr(start), count, outPtr)
+    if (listed === null) {
+      kernels.intersections(queryPtr, fingerprintPtr(start), count, outPtr)
+    } else {
+      const slotsPtr = index.loadSlots('morgan', listed, start, count)
+      kernels.intersectionsOfSlots(queryPtr, fingerprintPtr(0), count, outPtr, slotsPtr)
+    }
     const threshold = bestSoFar ? Math.max(task.threshold, bestSoFar.floor) : task.threshold
     const chunkBest = task.top === null ? null : new TopScores(task.top)
     const above: ScoredSlot[] = []
     for (let i = 0; i < count; i++) {
-      const slot = start + i
-      if (states[slot] !== slotState.parsed || (mask !== null && mask[slot] !== 1)) continue
+      const slot = listed === null ? start + i : listed[start + i]!
+      if (states[slot] !== slotState.parsed) continue
       const shared = intersections[i]!
       const union = queryBits + popcounts[slot]! - shared
       const score = union === 0 ? 0 : shared / union

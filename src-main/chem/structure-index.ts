@@ -9,6 +9,7 @@
  * remembers which slots still wait for them.
  */
 import { randomUUID } from 'node:crypto'
+import { IdSlots } from './id-slots.ts'
 import { IndexBuffers, slotState } from './index-buffers.ts'
 import {
   molecularPropertyNames,
@@ -25,7 +26,7 @@ export class StructureIndex {
   #slotCount = 0
   #unparseableCount = 0
   #ids = new Float64Array(0)
-  readonly #slotById = new Map<number, number>()
+  readonly #slotById = new IdSlots()
   #properties = emptyColumns(0)
   /** Per slot, the `structureDetail` bits still to compute. */
   #pendingDetails = new Uint8Array(0)

@@ -48,7 +48,8 @@ export interface NormalizedRange {
 export interface NormalizedSearch {
   structure: NormalizedCriterion | null
   ranges: NormalizedRange[]
-  within: ReadonlySet<number> | null
+  /** The molecules the search may return (duplicates and ids the index lacks do no harm). */
+  within: readonly number[] | null
   firstPageSize: number
 }
 
@@ -129,8 +130,9 @@ function normalizeRanges(ranges: PropertyRanges): NormalizedRange[] {
   })
 }
 
-function normalizeWithin(within: Iterable<number>): ReadonlySet<number> {
-  const ids = within instanceof Set ? (within as Set<number>) : new Set(within)
+/** Kept as given, not made a set: a search by results hands over tens of thousands of ids. */
+function normalizeWithin(within: Iterable<number>): readonly number[] {
+  const ids = Array.isArray(within) ? (within as readonly number[]) : Array.from(within)
   for (const id of ids) {
     if (typeof id !== 'number' || !Number.isFinite(id))
       invalid(`within holds a bad molecule id: ${String(id)}.`)

@@ -2,10 +2,10 @@
  * Structure searches over one index, run from the main thread: queries are parsed in a worker,
  * scans run on every worker at once, and the main thread only merges what they report.
  */
-import { candidateMask } from './candidate-mask.ts'
+import { candidateSlots } from './candidate-slots.ts'
 import { runChunkedScan } from './chunked-scan.ts'
 import { slotState } from './index-buffers.ts'
-import { chunkAt, chunkCount, scanRange, type ChunkSchedule } from './scan-chunks.ts'
+import { chunkAt, chunkCount, scanLength, scanRange, type ChunkSchedule } from './scan-chunks.ts'
 import type { StructureIndex } from './structure-index.ts'
 import { structureDetail } from './structure-input.ts'
 import { isInchiKey, type SubstructureQuery } from './structure-query.ts'
@@ -32,7 +32,7 @@ export interface StructureSearchResult {
 }
 
 export interface StructureSearchProgress {
-  /** Slots scanned so far, of `total`. */
+  /** Slots scanned so far, of `total` (those in scope, when the search is narrowed). */
   done: number
   total: number
   hitCount: number
@@ -88,7 +88,7 @@ export class StructureSearcher {
     options: SearchOptions = {},
   ): Promise<StructureSearchResult> {
     const slotCount = this.#index.slotCount
-    const mask = candidateMask(this.#index, slotCount, search.within, search.ranges)
+    const candidates = candidateSlots(this.#index, slotCount, search.within, search.ranges)
     const structure = search.structure
     const waitingFor =
       (search.ranges.length > 0 ? structureDetail.properties : 0) |
@@ -96,19 +96,19 @@ export class StructureSearcher {
     const pendingDetails = this.#pendingInScope(slotCount, search.within, waitingFor)
     if (!structure) {
       return {
-        hits: this.#slotsToHits(this.#slotsInScope(slotCount, mask)),
+        hits: this.#slotsToHits(this.#slotsInScope(slotCount, candidates)),
         skippedUnparseable: 0,
         pendingDetails,
       }
     }
-    const skippedUnparseable = this.#unparseableInScope(slotCount, mask)
+    const skippedUnparseable = this.#unparseableInScope(candidates)
     let hits: StructureHit[]
     switch (structure.kind) {
       case 'substructure':
         hits = await this.#substructure(
           structure.query,
           slotCount,
-          mask,
+          candidates,
           search.firstPageSize,
           options,
         )
@@ -119,12 +119,12 @@ export class StructureSearcher {
           structure.threshold,
           structure.top,
           slotCount,
-          mask,
+          candidates,
           options,
         )
         break
       case 'exact':
-        hits = await this.#exact(structure.query, slotCount, mask, options)
+        hits = await this.#exact(structure.query, slotCount, candidates, options)
         break
     }
     return { hits, skippedUnparseable, pendingDetails }
@@ -133,13 +133,14 @@ export class StructureSearcher {
   async #substructure(
     query: SubstructureQuery,
     slotCount: number,
-    mask: Uint8Array | null,
+    scope: Int32Array | null,
     firstPageSize: number,
     options: SearchOptions,
   ): Promise<StructureHit[]> {
     const { signal, onProgress } = options
-    const range = scanRange(this.#index.id, slotCount, this.#chunkSizes.substructure, mask)
+    const range = scanRange(this.#index.id, slotCount, this.#chunkSizes.substructure, scope)
     const chunks = chunkCount(range)
+    const total = scanLength(range)
     const hitsByChunk: (Int32Array | undefined)[] = new Array(chunks)
     let done = 0
     let hitCount = 0
@@ -175,7 +176,7 @@ export class StructureSearcher {
         }
         onProgress?.({
           done,
-          total: slotCount,
+          total,
           hitCount,
           candidates,
           ...(firstPage ? { firstPage } : {}),
@@ -191,11 +192,12 @@ export class StructureSearcher {
     threshold: number,
     top: number | null,
     slotCount: number,
-    mask: Uint8Array | null,
+    candidates: Int32Array | null,
     options: SearchOptions,
   ): Promise<StructureHit[]> {
     const { signal, onProgress } = options
-    const range = scanRange(this.#index.id, slotCount, this.#chunkSizes.similarity, mask)
+    const range = scanRange(this.#index.id, slotCount, this.#chunkSizes.similarity, candidates)
+    const total = scanLength(range)
     const best = top === null ? null : new TopScores(top)
     const above: ScoredSlot[] = []
     let done = 0
@@ -216,7 +218,7 @@ export class StructureSearcher {
         }
         offered += chunk.hits.length
         done += chunkAt(range, chunk.chunk).count
-        onProgress?.({ done, total: slotCount, hitCount: Math.min(top ?? Infinity, offered) })
+        onProgress?.({ done, total, hitCount: Math.min(top ?? Infinity, offered) })
       },
       signal,
     )
@@ -230,7 +232,7 @@ export class StructureSearcher {
   async #exact(
     text: string,
     slotCount: number,
-    mask: Uint8Array | null,
+    candidates: Int32Array | null,
     options: SearchOptions,
   ): Promise<StructureHit[]> {
     let ids: number[]
@@ -247,24 +249,26 @@ export class StructureSearcher {
       .map((id) => this.#index.slotOf(id))
       .filter(
         (slot): slot is number =>
-          slot !== undefined && slot < slotCount && (mask === null || mask[slot] === 1),
+          slot !== undefined &&
+          slot < slotCount &&
+          (candidates === null || includesSlot(candidates, slot)),
       )
       .filter((slot) => this.#index.stateAt(slot) === slotState.parsed)
       .sort((a, b) => a - b)
     return this.#slotsToHits(slots)
   }
 
-  #slotsInScope(slotCount: number, mask: Uint8Array | null): number[] {
+  #slotsInScope(slotCount: number, candidates: Int32Array | null): ArrayLike<number> {
+    if (candidates !== null) return candidates
     const slots: number[] = []
     for (let slot = 0; slot < slotCount; slot++) {
-      if ((mask === null || mask[slot] === 1) && this.#index.idAt(slot) !== undefined)
-        slots.push(slot)
+      if (this.#index.idAt(slot) !== undefined) slots.push(slot)
     }
     return slots
   }
 
   /** Molecules among `within` (all when null) still waiting for one of the `details` bits. */
-  #pendingInScope(slotCount: number, within: ReadonlySet<number> | null, details: number): number {
+  #pendingInScope(slotCount: number, within: readonly number[] | null, details: number): number {
     if (details === 0 || this.#index.pendingDetailsCount === 0) return 0
     let count = 0
     if (within === null) {
@@ -273,19 +277,24 @@ export class StructureSearcher {
       }
       return count
     }
+    // An id given twice is one molecule.
+    const counted = new Uint8Array(slotCount)
     for (const id of within) {
       const slot = this.#index.slotOf(id)
-      if (slot !== undefined && slot < slotCount && this.#index.pendingDetailsAt(slot) & details)
-        count++
+      if (slot === undefined || slot >= slotCount || counted[slot] === 1) continue
+      counted[slot] = 1
+      if (this.#index.pendingDetailsAt(slot) & details) count++
     }
     return count
   }
 
-  #unparseableInScope(slotCount: number, mask: Uint8Array | null): number {
-    if (mask === null) return this.#index.unparseableCount
+  #unparseableInScope(candidates: Int32Array | null): number {
+    if (candidates === null || this.#index.unparseableCount === 0) {
+      return this.#index.unparseableCount
+    }
     let count = 0
-    for (let slot = 0; slot < slotCount; slot++) {
-      if (mask[slot] === 1 && this.#index.stateAt(slot) === slotState.unparseable) count++
+    for (const slot of candidates) {
+      if (this.#index.stateAt(slot) === slotState.unparseable) count++
     }
     return count
   }
@@ -299,6 +308,19 @@ export class StructureSearcher {
     }
     return hits
   }
+}
+
+/** Whether an ascending list of slots holds this one (binary search). */
+function includesSlot(slots: Int32Array, slot: number): boolean {
+  let low = 0
+  let high = slots.length - 1
+  while (low <= high) {
+    const middle = (low + high) >>> 1
+    if (slots[middle]! < slot) low = middle + 1
+    else if (slots[middle]! > slot) high = middle - 1
+    else return true
+  }
+  return false
 }
 
 /** The chunks' hits, in chunk order, in one array (chunks not reported yet count as none). */

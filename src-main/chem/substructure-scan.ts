@@ -44,16 +44,25 @@ export function scanSubstructures(
   const queryFingerprint = query.get_pattern_fp_as_uint8array() as Uint8Array
   const { queryPtr, outPtr } = index.loadQuery('pattern', queryFingerprint)
   const passed = index.outputView('pattern', Uint32Array, task.largestChunk)
-  const mask = task.candidateMask
+  const listed = task.candidates
   const hits = new Int32Array(task.largestChunk)
   let chunks = 0
   for (const { chunk, start, count } of claimChunks(task)) {
-    const survivors = kernels.screen(queryPtr, fingerprintPtr(start), count, outPtr)
+    const survivors =
+      listed === null
+        ? kernels.screen(queryPtr, fingerprintPtr(start), count, outPtr)
+        : kernels.screenSlots(
+            queryPtr,
+            fingerprintPtr(0),
+            count,
+            outPtr,
+            index.loadSlots('pattern', listed, start, count),
+          )
     let hitCount = 0
     let candidates = 0
     for (let i = 0; i < survivors; i++) {
-      const slot = start + passed[i]!
-      if (buffers.state(slot) !== slotState.parsed || (mask !== null && mask[slot] !== 1)) continue
+      const slot = listed === null ? start + passed[i]! : listed[start + passed[i]!]!
+      if (buffers.state(slot) !== slotState.parsed) continue
       if (++candidates % verificationsPerCancelCheck === 0) context.throwIfCancelled()
       const graphAt = graphQuery ? buffers.graphOffset(slot) : -1
       if (graphAt !== -1) {

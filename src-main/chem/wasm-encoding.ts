@@ -23,6 +23,7 @@ export const op = {
   i32GeU: 0x4f,
   i64Ne: 0x52,
   i32Add: 0x6a,
+  i32Mul: 0x6c,
   i32Shl: 0x74,
   i64Popcnt: 0x7b,
   i64Add: 0x7c,

@@ -21,18 +21,21 @@ export interface ScanRange {
   indexId: string
   /** Slots 0..slotCount-1 as the index was when the search started. */
   slotCount: number
-  /** Where each chunk starts; a chunk ends where the next starts (the last at slotCount). */
+  /**
+   * When given (shared, ascending), the scan covers only these slots, and chunks are positions in
+   * this list; otherwise every slot below slotCount, and chunks are slots.
+   */
+  candidates: Int32Array | null
+  /** Where each chunk starts; a chunk ends where the next starts (the last at the scan's end). */
   chunkStarts: number[]
   largestChunk: number
   /** Shared by the workers of one search: Atomics.add hands out the next chunk number. */
   chunkCursor: Int32Array
-  /** When given (shared, one byte per slot), only slots whose byte is 1 may be returned. */
-  candidateMask: Uint8Array | null
 }
 
 export interface SubstructureChunk {
   chunk: number
-  /** Slots of the chunk that passed the fingerprint screen and the candidate mask. */
+  /** Slots of the chunk that passed the fingerprint screen and were matched atom by atom. */
   candidates: number
   /** The hits' slots, in slot order (a typed array: far cheaper to post than an array). */
   hits: Int32Array

@@ -41,40 +41,29 @@ export async function listStructurePage(
     Object.keys(fields ?? {}).length === 0 &&
     projectId === undefined
   const criterion = structure ? toCriterion(structure) : null
-  // Many ids alone (a broad search by results) are kept from the whole vault's substructure hits:
-  // a scan within them cost 100-700 ms more than the whole scan, which is also kept for the next
-  // criteria (results-queries.bench.ts). Similarity's best few would not be the set's best few.
-  const keepAfter =
-    onlyIds &&
-    criterion?.kind === 'substructure' &&
-    ids.length >= (await vault.engine()).stats().molecules * idsSearchedAfter
-      ? new Set(ids)
+  // Ids alone (a search by results) go to the search as they are: it knows only cached molecules
+  // and scans only theirs, and looking them up in the cache first took as long as the search.
+  const within = onlyIds
+    ? ids
+    : filtered
+      ? cache.ids('molecules', vault.vaultId, {
+          ...(text !== undefined ? { text } : {}),
+          ...(filters ? { filters } : {}),
+          ...(fields ? { fields } : {}),
+          ...(projectId !== undefined ? { projectId } : {}),
+          ...(ids !== undefined ? { ids } : {}),
+        })
       : null
-  // Fewer ids alone go to the search as they are: it knows only cached molecules, and looking
-  // tens of thousands of them up in the cache first took as long as the search.
-  const within = keepAfter
-    ? null
-    : onlyIds
-      ? ids
-      : filtered
-        ? cache.ids('molecules', vault.vaultId, {
-            ...(text !== undefined ? { text } : {}),
-            ...(filters ? { filters } : {}),
-            ...(fields ? { fields } : {}),
-            ...(projectId !== undefined ? { projectId } : {}),
-            ...(ids !== undefined ? { ids } : {}),
-          })
-        : null
   /** The hits' own order (index order, or best score first), not the cache's. */
   const hitOrder = sort === undefined && criterion !== null
-  const streams = hitOrder && criterion.kind === 'substructure' && keepAfter === null
+  const streams = hitOrder && criterion.kind === 'substructure'
   const { run, started, release } = await vault.search({
     structure: criterion,
     properties: properties ?? {},
     within,
     firstPageSize: streams ? Math.min(1000, Math.max(1, offset + limit)) : 50,
   })
-  const shape = { sort, direction: options.direction, limit, offset, hitOrder, streams, keepAfter }
+  const shape = { sort, direction: options.direction, limit, offset, hitOrder, streams }
   try {
     return await pageOf(vault, run, started, shape)
   } finally {
@@ -92,18 +81,13 @@ interface PageShape {
   hitOrder: boolean
   /** Substructure in index order: the first page may come before counting ends. */
   streams: boolean
-  /** Only these molecules' hits, of a search over every molecule. */
-  keepAfter: ReadonlySet<number> | null
 }
-
-/** From this share of the indexed molecules, ids alone narrow a substructure search's hits. */
-const idsSearchedAfter = 0.1
 
 async function pageOf(
   vault: VaultChemistry,
   run: SearchRun,
   started: boolean,
-  { sort, direction, limit, offset, hitOrder, streams, keepAfter }: PageShape,
+  { sort, direction, limit, offset, hitOrder, streams }: PageShape,
 ): Promise<StructurePage> {
   const cache = vault.cache
 
@@ -121,10 +105,7 @@ async function pageOf(
       }
     }
   }
-  const searched = await run.result
-  const result = keepAfter
-    ? { ...searched, hits: searched.hits.filter((hit) => keepAfter.has(hit.id)) }
-    : searched
+  const result = await run.result
   if (hitOrder) {
     const pageHits = result.hits.slice(offset, offset + limit)
     const rows = rowsInOrder(vault, pageHits)
