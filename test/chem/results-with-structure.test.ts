@@ -25,8 +25,6 @@ import {
 } from '../../bench/readout-vault.ts'
 import { parseCriteria } from '../../src-common/analysis/readouts/criteria-text.ts'
 import { ChemWorkerPool } from '../../src-main/chem/worker-pool.ts'
-import { createDispatcher, type Dispatch } from '../../src-main/ipc/dispatcher.ts'
-import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import type { CachedRecordPage } from '../../src-main/ipc/contract.ts'
 import type { StructurePage } from '../../src-main/services/chem-results.ts'
 import type { Services } from '../../src-main/services/index.ts'
@@ -37,7 +35,7 @@ import { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import { moleculeRecord } from '../store/fixtures/molecule-records.ts'
-import { nextEvent, testServices } from '../services/support.ts'
+import { connectAndSync, dispatching, testServices, type Call } from '../services/support.ts'
 
 const substructures = ['c1ccccc1', 'C(=O)N', 'c1ccncc1', 'CCO', 'C1CCCCC1', 'Cl']
 
@@ -69,7 +67,7 @@ describe('a search by results with a substructure search, on the demo vault', ()
   let sim: Awaited<ReturnType<typeof startDemoSnapshotSim>>
   let services: Services
   let dispose: () => Promise<void>
-  let dispatch: Dispatch
+  let call: Call
   let vaultId: number
   let connectionId: string
 
@@ -77,21 +75,12 @@ describe('a search by results with a substructure search, on the demo vault', ()
     sim = await startDemoSnapshotSim({ port: 0 })
     vaultId = sim.cast.vaults.main.id
     ;({ services, dispose } = testServices())
-    dispatch = createDispatcher(createHandlers(services), services.log)
-    const added = await call<{ connection: { id: string } }>('connections.add', {
+    ;({ call } = dispatching(services))
+    connectionId = await connectAndSync(services, call, {
       name: 'Lab',
       baseUrl: sim.baseUrl,
       token: sim.cast.users.admin.tokens[0]!,
-      sessionOnly: true,
     })
-    connectionId = added.connection.id
-    const synced = nextEvent(
-      services,
-      'sync.changed',
-      (state) => state.connectionId === connectionId && !state.running,
-    )
-    await call('sync.start', { connectionId })
-    expect(await synced).toMatchObject({ lastOutcome: 'completed' })
     await sim.stop()
     services.runtimes.get(connectionId).cache.readoutIndex().complete()
     await services.chem.buildIndex(connectionId, vaultId)
@@ -101,14 +90,6 @@ describe('a search by results with a substructure search, on the demo vault', ()
     await sim?.stop().catch(() => {})
     await dispose?.()
   })
-
-  async function call<T>(channel: string, args: unknown): Promise<T> {
-    const result = await dispatch(channel, args)
-    if (!result.ok) {
-      throw new Error(`${channel} failed: ${result.error.code} ${result.error.message}`)
-    }
-    return result.value as T
-  }
 
   const list = (question: Record<string, unknown>): Ask => {
     return async ({ offset, limit }) => {

@@ -9,12 +9,11 @@
  * on the remaining points; discarding the correction brings the first fit back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDispatcher, type Dispatch } from '../../src-main/ipc/dispatcher.ts'
-import { createHandlers } from '../../src-main/ipc/handlers.ts'
+import type { Dispatch } from '../../src-main/ipc/dispatcher.ts'
 import type { CurveSeries, CurvesAnswer, OutboxItemView } from '../../src-main/ipc/contract.ts'
 import type { Services } from '../../src-main/services/index.ts'
 import type { VaultSim } from '../../src-sim/index.ts'
-import { nextEvent, testServices } from '../services/support.ts'
+import { connectAndSync, dispatching, testServices, type Call } from '../services/support.ts'
 import { startDemoSim } from '../sync/support.ts'
 import { referenceProblem, scipyFits, scipyHere } from './scipy-reference.ts'
 
@@ -48,31 +47,18 @@ let connectionId: string
 let main: number
 let curvesOf: Map<number, CurvesAnswer>
 
-async function call<T>(channel: string, args: unknown): Promise<T> {
-  const result = await dispatch(channel, args)
-  if (!result.ok) throw new Error(`${channel} failed: ${result.error.code} ${result.error.message}`)
-  return result.value as T
-}
+let call: Call
 
 beforeAll(async () => {
   sim = await startDemoSim()
   main = sim.cast.vaults.main.id
   ;({ services, dispose } = testServices())
-  dispatch = createDispatcher(createHandlers(services), services.log)
-  const added = await call<{ connection: { id: string } }>('connections.add', {
+  ;({ dispatch, call } = dispatching(services))
+  connectionId = await connectAndSync(services, call, {
     name: 'Demo',
     baseUrl: sim.baseUrl,
     token: sim.cast.users.admin.tokens[0]!,
-    sessionOnly: true,
   })
-  connectionId = added.connection.id
-  const synced = nextEvent(
-    services,
-    'sync.changed',
-    (state) => state.connectionId === connectionId && !state.running,
-  )
-  await call('sync.start', { connectionId })
-  expect(await synced).toMatchObject({ lastOutcome: 'completed' })
   // The cache writer indexes readouts while idle; a host that needs them now completes the index.
   services.runtimes.get(connectionId).cache.readoutIndex().complete()
   const protocols = services.results.catalogue(connectionId, main).protocols

@@ -2,6 +2,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { LimiterRegistry } from '../../src-main/api/index.ts'
+import { createDispatcher, type Dispatch } from '../../src-main/ipc/dispatcher.ts'
+import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import {
   createServices,
   type ServiceOptions,
@@ -70,4 +72,45 @@ export function filesUnder(dir: string): string[] {
 
 export function fileContains(file: string, text: string): boolean {
   return fs.readFileSync(file).includes(Buffer.from(text, 'utf8'))
+}
+
+/** Calls a channel through the services' dispatcher; an error answer is thrown, named. */
+export type Call = <T>(channel: string, args: unknown) => Promise<T>
+
+/** The services' dispatcher, as the window reaches them, and `call` through it. */
+export function dispatching(services: Services): { dispatch: Dispatch; call: Call } {
+  const dispatch = createDispatcher(createHandlers(services), services.log)
+  const call: Call = async <T>(channel: string, args: unknown): Promise<T> => {
+    const result = await dispatch(channel, args)
+    if (!result.ok) {
+      throw new Error(`${channel} failed: ${result.error.code} ${result.error.message}`)
+    }
+    return result.value as T
+  }
+  return { dispatch, call }
+}
+
+/**
+ * Adds a session-only connection through `call`, as the window does, and waits until its first
+ * sync has completed; answers the connection's id.
+ */
+export async function connectAndSync(
+  services: Services,
+  call: Call,
+  connection: { name: string; baseUrl: string; token: string },
+): Promise<string> {
+  const added = await call<{ connection: { id: string } }>('connections.add', {
+    ...connection,
+    sessionOnly: true,
+  })
+  const connectionId = added.connection.id
+  const synced = nextEvent(
+    services,
+    'sync.changed',
+    (state) => state.connectionId === connectionId && !state.running,
+  )
+  await call('sync.start', { connectionId })
+  const outcome = (await synced).lastOutcome
+  if (outcome !== 'completed') throw new Error(`The first sync ended ${String(outcome)}.`)
+  return connectionId
 }
