@@ -218,6 +218,8 @@ export function createServices(options: ServiceOptions): Services {
   })
   const notices = new NoticesService({
     events,
+    dataDir: config.dataDir,
+    log: log.child({ component: 'notices' }),
     outbox,
     connectionName: (id) =>
       runtimes.opened().find((runtime) => runtime.id === id)?.name ??
@@ -425,6 +427,7 @@ export function createServices(options: ServiceOptions): Services {
         await novelty.close()
         await curves.close()
         await runtimes.closeAll()
+        notices.close()
         db.close()
         log.info('services stopped')
       })().finally(() => lock?.release())

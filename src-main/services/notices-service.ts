@@ -3,6 +3,8 @@ import path from 'node:path'
 import { AppError } from '../shared/app-error.ts'
 import type { AppNotice } from '../shared/app-notices.ts'
 import type { AppEvents, EventBus } from '../shared/events.ts'
+import type { Logger } from '../shared/logger.ts'
+import { KeptNotices, keptNoticesFolderName } from '../store/kept-notices.ts'
 import {
   describeRecovery,
   recoveredCounts,
@@ -12,6 +14,9 @@ import { dataFolderLockName, describeHolder, type DataFolderHolder } from './dat
 
 export interface NoticesOptions {
   events: EventBus
+  /** The data folder: notices kept there are told by every process that opens it. */
+  dataDir: string
+  log: Logger
   /** The outbox's repairs the person has not dismissed, kept in the outbox itself. */
   outbox: { repairs(): OutboxRepair[]; dismissRepair(id: number): void }
   /** The name the person gave a connection (null when it has none: removed, or headless). */
@@ -23,47 +28,62 @@ const repairPrefix = 'outbox-repaired:'
 const heldPrefix = 'data-folder-held:'
 const rebuiltPrefix = 'cache-rebuilt:'
 
-type CacheRebuilt = AppEvents['cache.rebuilt'] & { at: string }
+/**
+ * A rebuilt cache as kept, with the connection's name then: another process may not know it (a
+ * headless connection of a CLI command, one removed since).
+ */
+type CacheRebuilt = AppEvents['cache.rebuilt'] & { at: string; connectionName: string | null }
 
 /**
  * The notices a window shows until the person dismisses them (`AppNotice`). A repair of the
- * outbox is kept in the outbox, so it outlives this process until read; a cache set aside and
- * rebuilt (`cache.rebuilt`, often before any window listens) is kept until read or the process
- * ends (the fresh cache is synced again, so only the copy set aside would remember it); a held
- * data folder is told while it lasts, and a dismissed one stays dismissed until another process
- * holds it.
+ * outbox is kept in the outbox, and a cache set aside and rebuilt (`cache.rebuilt`, often before
+ * any window listens, or in a CLI command) in the data folder (kept-notices.ts): both outlive the
+ * process until read, are told by every process on the data folder, and once dismissed in one are
+ * gone from all. A held data folder is told while it lasts, and a dismissed one stays dismissed
+ * until another process holds it.
  */
 export class NoticesService {
   readonly #events: EventBus
   readonly #outbox: NoticesOptions['outbox']
+  readonly #log: Logger
   readonly #now: () => number
   readonly #connectionName: (connectionId: string) => string | null
   #held: AppNotice | null = null
   readonly #dismissedHolds = new Set<string>()
-  /** Caches rebuilt in this process, by notice id, in the order told. */
-  readonly #rebuilt = new Map<string, CacheRebuilt>()
-  readonly #dismissedRebuilds = new Set<string>()
+  readonly #kept: KeptNotices<CacheRebuilt>
+  /** Caches rebuilt in this process that could not be kept in the data folder, by notice id. */
+  readonly #unkept = new Map<string, CacheRebuilt>()
+  readonly #dismissedUnkept = new Set<string>()
+  readonly #stopWatching: () => void
+  /** What `notices.changed` told last, to tell a change another process made only once. */
+  #lastTold: string | undefined
 
   constructor(options: NoticesOptions) {
     this.#events = options.events
     this.#outbox = options.outbox
+    this.#log = options.log
     this.#connectionName = options.connectionName ?? (() => null)
     this.#now = options.now ?? Date.now
-    options.events.on('cache.rebuilt', (rebuilt) => {
-      this.#rebuilt.set(`${rebuiltPrefix}${path.basename(rebuilt.movedTo)}`, {
-        ...rebuilt,
-        at: new Date(this.#now()).toISOString(),
-      })
-      this.#changed()
+    this.#kept = new KeptNotices(path.join(options.dataDir, keptNoticesFolderName), {
+      read: readCacheRebuilt,
+      onProblem: (message, details) => this.#log.warn(message, details),
+      now: this.#now,
     })
+    options.events.on('cache.rebuilt', (event) => this.#cacheRebuilt(event))
+    this.#stopWatching = this.#kept.watch(() => this.#changed({ onlyIfDifferent: true }))
+    this.#lastTold = JSON.stringify(this.list())
   }
 
   /** Every notice to show, oldest first. */
   list(): AppNotice[] {
     const notices = this.#outbox.repairs().map(repairNotice)
-    for (const [id, rebuilt] of this.#rebuilt) {
-      if (this.#dismissedRebuilds.has(id)) continue
-      notices.push(rebuiltNotice(id, rebuilt, this.#connectionName(rebuilt.connectionId)))
+    const rebuilt = this.#kept.list().map(({ id, notice }) => ({ id, notice }))
+    for (const [id, notice] of this.#unkept) {
+      if (!this.#dismissedUnkept.has(id)) rebuilt.push({ id, notice })
+    }
+    for (const { id, notice } of rebuilt) {
+      const name = this.#connectionName(notice.connectionId) ?? notice.connectionName
+      notices.push(rebuiltNotice(id, notice, name))
     }
     if (this.#held && !this.#dismissedHolds.has(this.#held.id)) notices.push(this.#held)
     return notices
@@ -82,8 +102,8 @@ export class NoticesService {
       } catch (error) {
         throw error instanceof AppError && error.code === 'not_found' ? unknownNotice(id) : error
       }
-    } else if (this.#rebuilt.has(id)) {
-      this.#dismissedRebuilds.add(id)
+    } else if (id.startsWith(rebuiltPrefix)) {
+      this.#dismissRebuilt(id)
     } else if (this.#held?.id === id) {
       this.#dismissedHolds.add(id)
     } else {
@@ -108,9 +128,64 @@ export class NoticesService {
     this.#changed()
   }
 
-  #changed(): void {
-    this.#events.emit('notices.changed', { notices: this.list() })
+  /** Stops following the notices other processes keep and dismiss. */
+  close(): void {
+    this.#stopWatching()
   }
+
+  #cacheRebuilt(event: AppEvents['cache.rebuilt']): void {
+    const id = `${rebuiltPrefix}${path.basename(event.movedTo)}`
+    const rebuilt: CacheRebuilt = {
+      ...event,
+      at: new Date(this.#now()).toISOString(),
+      connectionName: this.#connectionName(event.connectionId),
+    }
+    try {
+      this.#kept.keep(id, rebuilt)
+    } catch (error) {
+      // Told by this process until it ends, as the best it can do.
+      this.#log.warn('a notice cannot be kept in the data folder', { id, error })
+      this.#unkept.set(id, rebuilt)
+    }
+    this.#changed()
+  }
+
+  #dismissRebuilt(id: string): void {
+    if (this.#unkept.has(id)) {
+      this.#dismissedUnkept.add(id)
+      return
+    }
+    let dismissal
+    try {
+      dismissal = this.#kept.dismiss(id)
+    } catch (error) {
+      throw new AppError(
+        'storage',
+        `The notice cannot be dismissed: ${(error as Error).message}. It is shown again until the data folder can be written.`,
+        { cause: error },
+      )
+    }
+    if (dismissal === 'unknown') throw unknownNotice(id)
+  }
+
+  #changed(options: { onlyIfDifferent?: boolean } = {}): void {
+    const notices = this.list()
+    const told = JSON.stringify(notices)
+    if (options.onlyIfDifferent && told === this.#lastTold) return
+    this.#lastTold = told
+    this.#events.emit('notices.changed', { notices })
+  }
+}
+
+/** A kept notice of a rebuilt cache as this version wrote it, else null. */
+function readCacheRebuilt(value: unknown): CacheRebuilt | null {
+  if (typeof value !== 'object' || value === null) return null
+  const notice = value as Partial<Record<keyof CacheRebuilt, unknown>>
+  const texts = [notice.connectionId, notice.details, notice.movedTo, notice.at]
+  if (!texts.every((text) => typeof text === 'string')) return null
+  if (notice.reason !== 'damaged' && notice.reason !== 'newer_schema') return null
+  if (!(notice.connectionName === null || typeof notice.connectionName === 'string')) return null
+  return notice as CacheRebuilt
 }
 
 function unknownNotice(id: string): AppError {

@@ -22,6 +22,7 @@ import { collectionNames, writeDamagedOutbox } from '../outbox/support/damaged-o
  */
 
 const holderScript = path.resolve(import.meta.dirname, 'lock-holder-child.ts')
+const rebuildScript = path.resolve(import.meta.dirname, 'cache-rebuild-child.ts')
 let dataDir: string
 const opened: Services[] = []
 const children: ChildProcess[] = []
@@ -237,4 +238,148 @@ describe('the notices a window asks for when it starts', () => {
     expect(fs.existsSync(newer!.path!)).toBe(true)
     expect(later.told).toEqual([[newer]])
   }, 120_000)
+})
+
+describe('a cache set aside and rebuilt, kept in the data folder', () => {
+  const noticesFolder = () => path.join(dataDir, 'notices')
+
+  /** Makes `services` find the cache of `baseUrl` written by a newer Vault Desk and rebuild it. */
+  async function rebuildAsNewer(services: Services, baseUrl: string): Promise<string> {
+    const { id } = services.runtimes.headless(baseUrl, 'token-1')
+    await services.runtimes.close(id)
+    const newer = new Database(cacheFile(dataDir, id))
+    newer.pragma(`user_version = ${cacheMigrations.length + 3}`)
+    newer.close()
+    const rebuilt: AppEvents['cache.rebuilt'][] = []
+    const listening = services.events.on('cache.rebuilt', (event) => rebuilt.push(event))
+    services.runtimes.headless(baseUrl, 'token-1')
+    listening()
+    expect(rebuilt).toHaveLength(1)
+    return rebuilt[0]!.movedTo
+  }
+
+  it('is told by every process on the folder, later ones too, until dismissed in one', async () => {
+    const first = start('cli')
+    const firstCopy = await rebuildAsNewer(first.services, 'http://127.0.0.1:9/first')
+    const [kept] = first.services.notices.list()
+    expect(kept).toMatchObject({ kind: 'cache-rebuilt', path: firstCopy })
+    // The CLI ends before any window asked.
+    await stop(first.services)
+
+    // Two processes started after it (the app, a CLI command beside it) both tell it, as it was.
+    const app = start('cli')
+    const beside = start('cli')
+    expect(app.services.notices.list()).toEqual([kept])
+    expect(beside.services.notices.list()).toEqual([kept])
+    if (process.platform !== 'win32') {
+      expect(fs.statSync(noticesFolder()).mode & 0o777).toBe(0o700)
+      for (const name of fs.readdirSync(noticesFolder())) {
+        expect(fs.statSync(path.join(noticesFolder(), name)).mode & 0o777).toBe(0o600)
+      }
+    }
+
+    // A rebuild in one while both run is told to the other's window as it happens.
+    const secondCopy = await rebuildAsNewer(beside.services, 'http://127.0.0.1:9/second')
+    await until(
+      () => app.told.some((notices) => notices.some((notice) => notice.path === secondCopy)),
+      'the app is told of the rebuild the other process made',
+    )
+    const both = app.services.notices.list()
+    expect(both.map((notice) => notice.path)).toEqual([firstCopy, secondCopy])
+    expect(beside.services.notices.list()).toEqual(both)
+
+    // Dismissed in the app, gone from the other too, which is told; again there is no error.
+    expect(await app.ask('app.dismissNotice', { id: kept!.id })).toEqual({
+      ok: true,
+      value: { dismissed: true },
+    })
+    expect(app.services.notices.list()).toEqual([both[1]])
+    await until(
+      () => JSON.stringify(beside.told.at(-1)) === JSON.stringify([both[1]]),
+      'the other process is told of the dismissal',
+    )
+    expect(beside.services.notices.list()).toEqual([both[1]])
+    expect(await beside.ask('app.dismissNotice', { id: kept!.id })).toMatchObject({ ok: true })
+    expect(await beside.ask('app.dismissNotice', { id: 'cache-rebuilt:none.db' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    })
+    await stop(app.services)
+    await stop(beside.services)
+
+    // Kept over restarts: the one not dismissed, and only it.
+    expect(start('cli').services.notices.list()).toEqual([both[1]])
+  }, 120_000)
+
+  it('is told in the window of the app when a CLI process rebuilds a cache', async () => {
+    const baseUrl = 'http://127.0.0.1:9/cli'
+    const first = start('cli')
+    const { id } = first.services.runtimes.headless(baseUrl, 'token-1')
+    await stop(first.services)
+    const newer = new Database(cacheFile(dataDir, id))
+    newer.pragma(`user_version = ${cacheMigrations.length + 3}`)
+    newer.close()
+
+    const app = start('web')
+    expect(app.services.notices.list()).toEqual([])
+    const child = spawn(process.execPath, [rebuildScript, dataDir, baseUrl, 'token-1'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    children.push(child)
+    let printed = ''
+    child.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')))
+    const code = await new Promise((resolve) => child.once('exit', resolve))
+    expect(code).toBe(0)
+    const [told] = JSON.parse(printed) as AppNotice[]
+    expect(told).toMatchObject({
+      kind: 'cache-rebuilt',
+      title: `The local copy of “${baseUrl}” was written by a newer Vault Desk and is being synced again`,
+    })
+    await until(
+      () => app.told.some((notices) => notices.some((notice) => notice.id === told!.id)),
+      "the app's window is told of the CLI's rebuild",
+    )
+    expect(app.services.notices.list()).toEqual([told])
+  }, 60_000)
+
+  it('sets a damaged notice file aside with a warning and tells the others', async () => {
+    const first = start('cli')
+    const copy = await rebuildAsNewer(first.services, 'http://127.0.0.1:9/lab')
+    await stop(first.services)
+    const damaged = path.join(noticesFolder(), 'cache-rebuilt%3Ahalf.json')
+    fs.writeFileSync(damaged, '{"id": "cache-rebuilt:half", "keptAt": "2026-')
+    const foreign = path.join(noticesFolder(), 'other.json')
+    fs.writeFileSync(foreign, '[1, 2]')
+
+    const app = start('cli')
+    expect(app.services.notices.list().map((notice) => notice.path)).toEqual([copy])
+    const names = fs.readdirSync(noticesFolder())
+    expect(names.filter((name) => name.endsWith('.json'))).toHaveLength(1)
+    for (const stem of ['cache-rebuilt%3Ahalf.json.unreadable-', 'other.json.unreadable-']) {
+      expect(names.some((name) => name.startsWith(stem))).toBe(true)
+    }
+    await stop(app.services)
+    const log = fs.readFileSync(path.join(dataDir, 'logs', 'vault-desk.log'), 'utf8')
+    const warnings = log
+      .split('\n')
+      .filter((line) => line.includes('a kept notice could not be read and was set aside'))
+    expect(warnings).toHaveLength(2)
+    expect(warnings.join('\n')).toContain('it is not JSON')
+    expect(warnings.join('\n')).toContain(damaged.replace(/\\/g, '\\\\'))
+  }, 60_000)
+
+  it('is told by this process alone when the data folder cannot keep it', async () => {
+    fs.mkdirSync(dataDir, { recursive: true })
+    fs.writeFileSync(noticesFolder(), 'a file where the folder should be')
+    const app = start('cli')
+    const copy = await rebuildAsNewer(app.services, 'http://127.0.0.1:9/lab')
+    const [notice] = app.services.notices.list()
+    expect(notice).toMatchObject({ kind: 'cache-rebuilt', path: copy })
+    expect(app.told).toEqual([[notice]])
+    expect(await app.ask('app.dismissNotice', { id: notice!.id })).toMatchObject({ ok: true })
+    expect(app.services.notices.list()).toEqual([])
+    await stop(app.services)
+    const log = fs.readFileSync(path.join(dataDir, 'logs', 'vault-desk.log'), 'utf8')
+    expect(log).toContain('a notice cannot be kept in the data folder')
+  }, 60_000)
 })
