@@ -11,8 +11,8 @@ import { apiPrefix, createApiHandler } from './core/api-server.ts'
 import { SimClock } from './core/clock.ts'
 import { openDatabase } from './core/database.ts'
 import { createDownloadHandler } from './core/download-server.ts'
-import { ExportEngine } from './core/exports/engine.ts'
-import type { ExportTiming } from './core/exports/engine.ts'
+import { defaultExportLimits, ExportEngine } from './core/exports/engine.ts'
+import type { ExportLimits, ExportTiming } from './core/exports/engine.ts'
 import { Faults } from './core/faults.ts'
 import type { FaultSettings } from './core/faults.ts'
 import { InFlightLimit } from './core/in-flight-limit.ts'
@@ -45,6 +45,8 @@ export interface VaultSimOptions {
   seed?: SeedOption
   faults?: FaultSettings
   exportTiming?: Partial<ExportTiming>
+  /** Running and queued exports per user (default 3 and 30); `queued: 0` refuses a 4th running. */
+  exportLimits?: Partial<ExportLimits>
   limits?: Partial<SimLimits>
   /**
    * The background identification of bulk-seeded molecules for structure search: it runs when at
@@ -130,6 +132,7 @@ async function startOn(
     chem,
     directory: path.join(dataDirectory, 'exports'),
     timing: { ...defaultTiming, ...options.exportTiming },
+    limits: { ...defaultExportLimits, ...options.exportLimits },
     accessFor: (userId, tokenId, vaultId) => buildAccess(sim, userId, tokenId, vaultId),
     downloadBaseUrl: () => downloadBaseUrl,
   })

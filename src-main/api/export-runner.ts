@@ -13,7 +13,8 @@ import {
 } from './resources/exports.ts'
 import type { SetAside } from './envelope.ts'
 import { readExactly, readLeniently, ShapeError, type Parser } from './shape.ts'
-import type { CallOptions, Transport } from './transport.ts'
+import type { Slot } from './limiter.ts'
+import type { CallOptions, OpenResponse, Transport } from './transport.ts'
 
 export interface ExportPolling {
   /** The wait between two progress checks is drawn between these (spec: 5 to 10 seconds). */
@@ -42,10 +43,19 @@ export type StartExport = (options: CallOptions) => Promise<unknown>
 const cancelTimeoutMs = 10_000
 
 /**
+ * A finished export whose file nobody starts to read within this long gives its place back: a
+ * caller that drops one (an error before its download, a result no longer needed) must not keep
+ * the user's other exports waiting for good.
+ */
+export const unclaimedExportMs = 60_000
+
+/**
  * Runs exports to completion: waits for one of the user's 3 export places (queueing locally
- * rather than being refused), starts the export, polls its progress until it is finished, and
- * stops at once on any other outcome. Aborting the caller's signal cancels the export on the
- * server too.
+ * rather than being refused; the places are shared by every process on the data folder through
+ * the limiter), starts the export, polls its progress until it is finished, and stops at once on
+ * any other outcome. The place is held from the start until the export's file has been read (the
+ * spec counts saved-search downloads among running exports), or the export failed. Aborting the
+ * caller's signal cancels the export on the server too.
  */
 export class ExportRunner {
   readonly #transport: Transport
@@ -78,6 +88,7 @@ export class ExportRunner {
         throw new ApiError({ kind: 'cancelled', operation, message: 'cancelled.', cause: error })
       })
     let exportId: number | undefined
+    let handedOver = false
     try {
       let progress = readExportTicket(operation, await start(callOptions))
       exportId = exportIdOf(operation, progress)
@@ -95,7 +106,17 @@ export class ExportRunner {
           details: progress,
         })
       }
-      return new FinishedExport(this.#exports, operation, vaultId, exportId, progress, parseRecord)
+      const finished = new FinishedExport(
+        this.#exports,
+        operation,
+        vaultId,
+        exportId,
+        progress,
+        parseRecord,
+        place,
+      )
+      handedOver = true
+      return finished
     } catch (error) {
       if (options.signal?.aborted) {
         if (exportId !== undefined) this.#cancelQuietly(operation, vaultId, exportId)
@@ -105,7 +126,7 @@ export class ExportRunner {
       }
       throw error
     } finally {
-      place.release()
+      if (!handedOver) place.release()
     }
   }
 
@@ -127,7 +148,11 @@ export class ExportRunner {
   }
 }
 
-/** A finished export, ready to be read as records (JSON) or saved as a file (any format). */
+/**
+ * A finished export, ready to be read as records (JSON) or saved as a file (any format). It holds
+ * one of the user's export places until its file has been read once (whether the download ended
+ * or failed), `release()` is called, or nobody started reading it for `unclaimedExportMs`.
+ */
 export class FinishedExport<T> {
   readonly vaultId: number
   readonly exportId: number
@@ -136,6 +161,9 @@ export class FinishedExport<T> {
   readonly #operation: string
   readonly #parseRecord: Parser<T>
   readonly #setAside: SetAside[] = []
+  readonly #place: Slot | undefined
+  readonly #unclaimed: ReturnType<typeof setTimeout> | undefined
+  #released = false
 
   constructor(
     exports: ExportsApi,
@@ -144,6 +172,7 @@ export class FinishedExport<T> {
     exportId: number,
     progress: ExportProgress,
     parseRecord: Parser<T>,
+    place?: Slot,
   ) {
     this.#exports = exports
     this.#operation = operation
@@ -151,6 +180,42 @@ export class FinishedExport<T> {
     this.exportId = exportId
     this.progress = progress
     this.#parseRecord = parseRecord
+    this.#place = place
+    if (place) {
+      this.#unclaimed = setTimeout(() => this.release(), unclaimedExportMs)
+      this.#unclaimed.unref?.()
+    }
+  }
+
+  /** Gives the export's place back (its file read, or no longer wanted); again does nothing. */
+  release(): void {
+    clearTimeout(this.#unclaimed)
+    if (this.#released) return
+    this.#released = true
+    this.#place?.release()
+  }
+
+  /**
+   * The export's file as it arrives, for callers that write its bytes themselves; the export's
+   * place is given back when the download is closed, or fails to open.
+   */
+  async download(options: CallOptions = {}): Promise<OpenResponse> {
+    clearTimeout(this.#unclaimed)
+    let download: OpenResponse
+    try {
+      download = await this.#exports.download(this.vaultId, this.exportId, options)
+    } catch (error) {
+      this.release()
+      throw error
+    }
+    return {
+      response: download.response,
+      chunks: download.chunks,
+      close: () => {
+        download.close()
+        this.release()
+      },
+    }
   }
 
   /** Records read so far that could not be read (their index in the export, and why). */
@@ -171,7 +236,7 @@ export class FinishedExport<T> {
     options: CallOptions = {},
     scanning: ScannerOptions = {},
   ): AsyncGenerator<RecordWithText<T>> {
-    const download = await this.#exports.download(this.vaultId, this.exportId, options)
+    const download = await this.download(options)
     let index = 0
     try {
       // A batch per chunk: one step of the chunk generators per chunk, not per record.
@@ -203,7 +268,7 @@ export class FinishedExport<T> {
    * `<file>.part` first and is renamed at the end, so `file` never holds half an export.
    */
   async saveTo(file: string, options: CallOptions = {}): Promise<{ bytes: number }> {
-    const download = await this.#exports.download(this.vaultId, this.exportId, options)
+    const download = await this.download(options)
     const partial = `${file}.part`
     let bytes = 0
     try {

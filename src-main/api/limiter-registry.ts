@@ -15,6 +15,8 @@ export interface LimiterRegistryOptions {
    * the CLI together); without it the limits hold within this process only.
    */
   sharedRequestSlots?: (origin: string, capacity: number) => SharedSlots
+  /** Running-export places shared the same way: the app and the CLI run 3 exports together. */
+  sharedExportSlots?: (origin: string, capacity: number) => SharedSlots
 }
 
 /**
@@ -41,7 +43,10 @@ export class LimiterRegistry {
           maxRequestsInFlight,
           this.#options.sharedRequestSlots?.(origin, maxRequestsInFlight),
         ),
-        exports: new Limiter(maxRunningExports),
+        exports: new Limiter(
+          maxRunningExports,
+          this.#options.sharedExportSlots?.(origin, maxRunningExports),
+        ),
       }
       this.#limits.set(origin, limits)
     }

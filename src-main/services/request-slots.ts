@@ -1,11 +1,13 @@
 /**
- * The service allows 3 requests in flight per user, and the app, the browser preview and CLI
- * commands on one data folder are the same user: they share the limit through `request-slots/`
- * beside the data folder's lock. Each request in flight holds one slot file (`<origin>-<n>.lock`,
- * n below the limit), made and judged as the data folder's lock is (data-folder-lock.ts): taken
- * atomically, naming its holder, taken over at once when that process died. The holder renews its
- * files every second; one not renewed for a few seconds (a frozen process, an unreadable file) is
- * taken over too, so that no slot blocks the others for longer than that.
+ * The service allows 3 requests in flight and 3 running exports per user, and the app, the
+ * browser preview and CLI commands on one data folder are the same user: they share the limits
+ * through `request-slots/` beside the data folder's lock. Each request in flight holds one slot
+ * file (`<origin>-<n>.lock`, n below the limit), each running export one of its own
+ * (`exports-<origin>-<n>.lock`, held until its file is read: export-runner.ts), made and judged
+ * as the data folder's lock is (data-folder-lock.ts): taken atomically, naming its holder, taken
+ * over at once when that process died. The holder renews its files every second; one not renewed
+ * for a few seconds (a frozen process, an unreadable file) is taken over too, so that no slot
+ * blocks the others for longer than that.
  *
  * When the folder cannot be used (read-only, full), requests go on limited within the process
  * alone, and the problem is told once.
@@ -31,6 +33,9 @@ export interface RequestSlotTiming {
 
 const defaultTiming: RequestSlotTiming = { leaseMs: 5_000, renewMs: 1_000, pollMs: 250 }
 
+/** What a set of slots limits: requests in flight, or running exports. */
+export type SlotUse = 'requests' | 'exports'
+
 /** One data folder's slot files, for every origin this process sends to. */
 export class RequestSlotFolder {
   readonly folder: string
@@ -53,13 +58,14 @@ export class RequestSlotFolder {
   }
 
   /** The slots of one origin: `capacity` files, shared by every process of the data folder. */
-  slotsFor(origin: string, capacity: number): SharedSlots {
-    const stem = createHash('sha256').update(origin).digest('hex').slice(0, 16)
+  slotsFor(origin: string, capacity: number, use: SlotUse = 'requests'): SharedSlots {
+    const digest = createHash('sha256').update(origin).digest('hex').slice(0, 16)
+    const stem = use === 'requests' ? digest : `${use}-${digest}`
     const files = Array.from({ length: capacity }, (_, index) =>
       path.join(this.folder, `${stem}-${index}.lock`),
     )
     return {
-      tryTake: () => this.#tryTake(files, `requests to ${origin}`),
+      tryTake: () => this.#tryTake(files, `${use} to ${origin}`),
       watch: (wake) => this.#watch(wake),
     }
   }
@@ -162,6 +168,7 @@ export function limitersForDataFolder(
     })
     registry = new LimiterRegistry({
       sharedRequestSlots: (origin, capacity) => folder.slotsFor(origin, capacity),
+      sharedExportSlots: (origin, capacity) => folder.slotsFor(origin, capacity, 'exports'),
     })
     registries.set(key, registry)
   }

@@ -355,7 +355,7 @@ export class SavedSearchesService {
         },
       )
       emit({ state: 'downloading', exportId: finished.exportId, queuePosition: null })
-      const download = await client.exports.download(vaultId, finished.exportId, { signal })
+      const download = await finished.download({ signal })
       let bytes = 0
       let reported = 0
       try {

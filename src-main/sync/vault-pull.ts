@@ -347,7 +347,9 @@ class KindPull {
     }
     let made: FinishedExport<unknown> | undefined
     const making = exportAll({ ...context, call: exportCall }).then((finished) => {
-      made = finished
+      // Finished as the pages reached the end: not read, so its export place is given back now.
+      if (unneeded.signal.aborted) finished.release()
+      else made = finished
     })
     making.catch(() => {})
     let paged: PassOutcome
@@ -361,7 +363,10 @@ class KindPull {
     } finally {
       if (!made) unneeded.abort()
     }
-    if (!paged.stopped) return paged
+    if (!paged.stopped) {
+      made?.release()
+      return paged
+    }
     return exportPass(made!, start, pages, context.call, first.count, paged)
   }
 

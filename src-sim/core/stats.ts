@@ -12,6 +12,8 @@ export interface SimStats {
   maxInFlightPerUser: number
   concurrencyRejections: number
   exportQueueRejections: number
+  /** The most exports one user had started (running) at once. */
+  maxRunningExportsPerUser: number
   downloads: number
   /** Molecules the structure index's background pass has given search forms, and InChI. */
   backgroundIdentities: { searchForms: number; inchi: number }
@@ -35,6 +37,7 @@ export function createStats(): SimStats {
     maxInFlightPerUser: 0,
     concurrencyRejections: 0,
     exportQueueRejections: 0,
+    maxRunningExportsPerUser: 0,
     downloads: 0,
     backgroundIdentities: { searchForms: 0, inchi: 0 },
     injected: {

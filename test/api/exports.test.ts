@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { VaultClient } from '../../src-main/api/client.ts'
-import type { FinishedExport } from '../../src-main/api/export-runner.ts'
+import { FinishedExport, unclaimedExportMs } from '../../src-main/api/export-runner.ts'
+import type { ExportsApi } from '../../src-main/api/resources/exports.ts'
 import type { Molecule } from '../../src-main/api/resources/molecules.ts'
 import { collect, expectApiError, useSim } from './support/sim.ts'
 
@@ -81,23 +82,39 @@ describe('exports', () => {
     expect(exportStatus(exportId)).toBe('canceled')
   })
 
-  it('runs at most 3 exports at once and queues the rest locally', async () => {
+  it('runs at most 3 exports at once, each until its file is read, and queues the rest locally', async () => {
     const client = harness.client('writer')
     const vault = harness.vaults.main
+    const user = harness.sim.cast.users.writer.id
     harness.sim.resetStats()
+    const before = exportCount(user)
+    const finished: FinishedExport<Molecule>[] = []
     const runs = Array.from({ length: 5 }, () =>
-      client.molecules.export(vault, { projects: [harness.projects.kinase] }),
+      client.molecules.export(vault, { projects: [harness.projects.kinase] }).then((run) => {
+        finished.push(run)
+        return run
+      }),
     )
-    await until(() => activeCount(harness.sim.cast.users.writer.id) === 3)
+    await until(() => activeCount(user) === 3)
     // Polls go on meanwhile; none of them may have started a fourth export.
     const pollsBefore = harness.sim.stats.requests
     await until(() => harness.sim.stats.requests > pollsBefore + 20)
-    expect(activeCount(harness.sim.cast.users.writer.id)).toBe(3)
+    expect(activeCount(user)).toBe(3)
     harness.sim.clock.advance(hour)
-    await until(() => activeCount(harness.sim.cast.users.writer.id) === 2)
+    await until(() => finished.length === 3)
+    // Finished on the server, their files not read: still the user's, so none more starts.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(exportCount(user) - before).toBe(3)
+    // Read, or let go: each gives its place to one waiting.
+    await collect(finished[0]!.records())
+    await until(() => activeCount(user) === 1)
+    finished[1]!.release()
+    await until(() => activeCount(user) === 2)
+    expect(exportCount(user) - before).toBe(5)
     harness.sim.clock.advance(hour)
-    const finished = await Promise.all(runs)
-    expect(new Set(finished.map((run) => run.exportId)).size).toBe(5)
+    const all = await Promise.all(runs)
+    for (const run of all) run.release()
+    expect(new Set(all.map((run) => run.exportId)).size).toBe(5)
     expect(harness.sim.stats.exportQueueRejections).toBe(0)
   })
 })
@@ -105,6 +122,35 @@ describe('exports', () => {
 function exportStatus(exportId: number): unknown {
   const row = harness.sim.core.db.prepare(`SELECT status FROM exports WHERE id = ?`).get(exportId)
   return (row as { status: string } | undefined)?.status
+}
+
+describe('a finished export nobody reads', () => {
+  it('gives its place back after a minute, and only once', () => {
+    vi.useFakeTimers()
+    try {
+      let releases = 0
+      const place = { release: () => releases++ }
+      // Nothing is downloaded: the server is never asked.
+      const unused = {} as ExportsApi
+      const progress = { id: 7, status: 'finished' }
+      const finished = new FinishedExport(unused, 'molecules.export', 1, 7, progress, String, place)
+      vi.advanceTimersByTime(unclaimedExportMs - 1)
+      expect(releases).toBe(0)
+      vi.advanceTimersByTime(1)
+      expect(releases).toBe(1)
+      finished.release()
+      expect(releases).toBe(1)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})
+
+function exportCount(userId: number): number {
+  const row = harness.sim.core.db
+    .prepare(`SELECT COUNT(*) AS count FROM exports WHERE user_id = ?`)
+    .get(userId) as { count: number }
+  return row.count
 }
 
 function activeCount(userId: number): number {

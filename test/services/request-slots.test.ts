@@ -11,7 +11,8 @@ import {
   requestSlotsFolderName,
 } from '../../src-main/services/request-slots.ts'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
-import { burst, type BurstOutcome } from './request-burst.ts'
+import { VaultClient } from '../../src-main/api/index.ts'
+import { burst, exportBurst, type BurstOutcome } from './request-burst.ts'
 
 const childScript = path.resolve(import.meta.dirname, 'request-slots-child.ts')
 const origin = 'https://vault.example'
@@ -227,4 +228,128 @@ describe('the per-user request limit against the simulator', () => {
     expect(new Set(failed)).toEqual(new Set([429]))
     expect(sim.stats.concurrencyRejections).toBe(failed.length)
   })
+})
+
+describe('the per-user limit of 3 running exports across processes', () => {
+  let sim: VaultSim
+  let tokens: [string, string]
+  let vaultId: number
+  const exportSlotFiles = () =>
+    fs.existsSync(slotsFolder())
+      ? fs.readdirSync(slotsFolder()).filter((name) => /^exports-.*\.lock$/.test(name))
+      : []
+
+  beforeAll(async () => {
+    // No queue: the simulator refuses an export beyond the 3 running, as a strict service may.
+    sim = await startVaultSim({
+      seed: 'empty',
+      exportTiming: { startDelayMs: 0, durationMs: 1_500 },
+      exportLimits: { queued: 0 },
+    })
+    const [first, second] = sim.cast.users.writer.tokens
+    tokens = [first!, second!]
+    vaultId = sim.cast.vaults.main.id
+  })
+  afterAll(() => sim.stop())
+  beforeEach(() => sim.resetStats())
+
+  function client(limiters: LimiterRegistry, token = tokens[0]): VaultClient {
+    return new VaultClient({
+      baseUrl: sim.baseUrl,
+      token,
+      limiters,
+      retry: { attempts: 1 },
+      exportPolling: { minIntervalMs: 50, maxIntervalMs: 100 },
+    })
+  }
+
+  it('is kept by the simulator: a 4th running export of one user answers 429', async () => {
+    const start = (token: string) =>
+      fetch(`${sim.baseUrl}/vaults/${vaultId}/molecules/query`, {
+        method: 'POST',
+        headers: { 'X-SVC-Token': token, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ async: true }),
+      })
+    const statuses: number[] = []
+    // Two tokens of one user: the limit is the user's.
+    for (const token of [tokens[0], tokens[1], tokens[0], tokens[1]]) {
+      statuses.push((await start(token)).status)
+    }
+    expect(statuses).toEqual([200, 200, 200, 429])
+    expect(sim.stats.exportQueueRejections).toBe(1)
+    sim.clock.advance(60_000)
+  })
+
+  it("holds an export's place from its start until its file is read, or it is let go", async () => {
+    const exports = client(limitersForDataFolder(dataDir))
+    const read = await exports.molecules.export(vaultId, {})
+    // Finished on the server, not yet downloaded: still the user's running export here.
+    expect(exportSlotFiles()).toHaveLength(1)
+    const dropped = await exports.molecules.export(vaultId, {})
+    expect(exportSlotFiles()).toHaveLength(2)
+    dropped.release()
+    dropped.release()
+    expect(exportSlotFiles()).toHaveLength(1)
+    for await (const _ of read.records()) void _
+    expect(exportSlotFiles()).toEqual([])
+  })
+
+  /** The app (this process) and a CLI-like child on one data folder, each with its own token. */
+  async function twoProcesses(sharing: 'shared' | 'alone'): Promise<BurstOutcome[]> {
+    const count = 3
+    const { child, first, next } = await startChild([
+      'exports',
+      dataDir,
+      sim.baseUrl,
+      tokens[1],
+      String(vaultId),
+      String(count),
+      sharing,
+    ])
+    expect(first).toEqual({ ready: true })
+    const limiters = sharing === 'shared' ? limitersForDataFolder(dataDir) : new LimiterRegistry()
+    child.stdin!.write('go\n')
+    const mine = await exportBurst(
+      { baseUrl: sim.baseUrl, token: tokens[0], limiters },
+      vaultId,
+      count,
+    )
+    return [mine, (await next()) as BurstOutcome]
+  }
+
+  it('keeps two processes on one data folder within 3 running exports together', async () => {
+    const outcomes = await twoProcesses('shared')
+    expect(outcomes).toEqual([
+      { ok: 3, failed: [] },
+      { ok: 3, failed: [] },
+    ])
+    expect(sim.stats.exportQueueRejections).toBe(0)
+    expect(sim.stats.maxRunningExportsPerUser).toBe(3)
+    expect(exportSlotFiles()).toEqual([])
+  }, 60_000)
+
+  it('is refused with 429 by the simulator when two processes count alone', async () => {
+    const outcomes = await twoProcesses('alone')
+    const failed = outcomes.flatMap((outcome) => outcome.failed)
+    expect(failed.length).toBeGreaterThan(0)
+    expect(new Set(failed)).toEqual(new Set([429]))
+    expect(sim.stats.exportQueueRejections).toBeGreaterThan(0)
+  }, 60_000)
+
+  it("takes a killed process's export places at once", async () => {
+    const origin = new URL(sim.baseUrl).origin
+    const { child, first } = await startChild(['hold', dataDir, origin, '60000', 'exports'])
+    expect(first).toMatchObject({ held: 3 })
+    let done = false
+    const waiting = client(limitersForDataFolder(dataDir))
+      .molecules.export(vaultId, {})
+      .finally(() => (done = true))
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect(done).toBe(false)
+    expect(sim.stats.byOperation['POST /vaults/{vault_id}/molecules/query'] ?? 0).toBe(0)
+    child.kill('SIGKILL')
+    const finished = await waiting
+    finished.release()
+    expect(sim.stats.byOperation['POST /vaults/{vault_id}/molecules/query']).toBe(1)
+  }, 60_000)
 })

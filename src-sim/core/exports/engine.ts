@@ -21,7 +21,14 @@ export interface ExportTiming {
   durationMs: number
 }
 
-export const exportLimits = { running: 3, queued: 30 } as const
+export interface ExportLimits {
+  /** Exports one user may have started at once (the spec's "Exports running at once": 3). */
+  running: number
+  /** Exports beyond those that wait as `new`; one more answers 429. */
+  queued: number
+}
+
+export const defaultExportLimits: ExportLimits = { running: 3, queued: 30 }
 
 interface ExportRow {
   id: number
@@ -55,6 +62,7 @@ export interface ExportDependencies {
   chem: Chemistry
   directory: string
   timing: ExportTiming
+  limits?: ExportLimits
   accessFor(userId: number, tokenId: number, vaultId: number): VaultAccess | undefined
   downloadBaseUrl(): string
 }
@@ -67,12 +75,14 @@ export interface ExportDependencies {
  */
 export class ExportEngine implements SimExports {
   readonly #deps: ExportDependencies
+  readonly #limits: ExportLimits
   readonly #exportables = new Map<string, Exportable>()
   readonly #renders = new Map<number, RenderState>()
   #stopped = false
 
   constructor(deps: ExportDependencies) {
     this.#deps = deps
+    this.#limits = deps.limits ?? defaultExportLimits
     fs.mkdirSync(deps.directory, { recursive: true })
     // Renders do not survive a restart: exports still under way when the last run stopped failed.
     deps.db
@@ -113,13 +123,13 @@ export class ExportEngine implements SimExports {
       )
       .get(access.user.id) as { running: number | null; queued: number | null }
     if (
-      (counts.running ?? 0) >= exportLimits.running &&
-      (counts.queued ?? 0) >= exportLimits.queued
+      (counts.running ?? 0) >= this.#limits.running &&
+      (counts.queued ?? 0) >= this.#limits.queued
     ) {
       this.#deps.stats.exportQueueRejections++
       throw new HttpError(
         429,
-        `Too many exports: ${exportLimits.running} are running and ${exportLimits.queued} are queued for this user`,
+        `Too many exports: ${this.#limits.running} are running and ${this.#limits.queued} are queued for this user`,
         { headers: { 'retry-after': '5' } },
       )
     }
@@ -276,7 +286,7 @@ export class ExportEngine implements SimExports {
     }
     const queued = rows.filter((row) => row.status === 'new')
     let freeSince =
-      running.length < exportLimits.running ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY
+      running.length < this.#limits.running ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY
     for (;;) {
       let finish: { index: number; at: number } | undefined
       running.forEach((entry, index) => {
@@ -287,18 +297,20 @@ export class ExportEngine implements SimExports {
       })
       const next = queued[0]
       const startAt =
-        next && running.length < exportLimits.running
+        next && running.length < this.#limits.running
           ? Math.max(next.created_ms + timing.startDelayMs, freeSince)
           : undefined
       if (startAt !== undefined && startAt <= now && (!finish || startAt <= finish.at)) {
         update.run('started', startAt, startAt, null, next!.id)
         queued.shift()
         running.push({ id: next!.id, startedMs: startAt })
-        if (running.length >= exportLimits.running) freeSince = Number.POSITIVE_INFINITY
+        const stats = this.#deps.stats
+        stats.maxRunningExportsPerUser = Math.max(stats.maxRunningExportsPerUser, running.length)
+        if (running.length >= this.#limits.running) freeSince = Number.POSITIVE_INFINITY
       } else if (finish && finish.at <= now) {
         const [entry] = running.splice(finish.index, 1)
         update.run('finished', finish.at, null, null, entry!.id)
-        if (running.length === exportLimits.running - 1) freeSince = finish.at
+        if (running.length === this.#limits.running - 1) freeSince = finish.at
       } else {
         return
       }
