@@ -3,8 +3,10 @@
  * pending: a sample of a demo batch made by keyboard and mouse (amount, units, a box chosen in the
  * location tree by arrow keys, a free position), shown pending on the batch's page; a plate made
  * from a pasted well list whose one bad line is reported, refused until it is fixed, previewed on
- * the plate map, then queued and listed pending; the outbox lists both. Every step ends with the
- * page's problems (console errors, CSP violations, accessibility) checked.
+ * the plate map, then queued and listed pending; the outbox lists both. The batch page's edit
+ * dialog offers a batch's fields only in a vault with a registration system (the demo vault has
+ * none: the name alone, saying why). Every step ends with the page's problems (console errors, CSP
+ * violations, accessibility) checked.
  */
 import type { Locator, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -31,6 +33,10 @@ interface BatchTarget {
   identifier: string
 }
 
+interface BatchWithFields extends BatchTarget {
+  fields: Record<string, unknown>
+}
+
 describe.skipIf(!available)('new samples and plates in the window', () => {
   let sim: VaultSim
   let network: NetworkSwitch
@@ -38,6 +44,7 @@ describe.skipIf(!available)('new samples and plates in the window', () => {
   let page: Page
   let problems: () => Promise<string[]>
   let token: string
+  let connectionId: string
   let vaultId: number
   let batch: BatchTarget
   let other: BatchTarget
@@ -68,6 +75,28 @@ describe.skipIf(!available)('new samples and plates in the window', () => {
     })
     const body = (await response.json()) as { id: number; molecule_batch_identifier: string }
     return { id: body.id, identifier: body.molecule_batch_identifier }
+  }
+
+  /** The first batch of a vault that has values in its batch fields, as the vault sends it. */
+  async function batchWithFields(inVault: number): Promise<BatchWithFields> {
+    const ids = sim.core.db
+      .prepare('SELECT id FROM batches WHERE vault_id = ? ORDER BY id LIMIT 20')
+      .pluck()
+      .all(inVault) as number[]
+    for (const id of ids) {
+      const response = await fetch(`${sim.baseUrl}/vaults/${inVault}/batches/${id}`, {
+        headers: { 'X-SVC-Token': token },
+      })
+      const body = (await response.json()) as {
+        molecule_batch_identifier: string
+        batch_fields?: Record<string, unknown> | null
+      }
+      const fields = body.batch_fields ?? {}
+      if (Object.keys(fields).length > 0) {
+        return { id, identifier: body.molecule_batch_identifier, fields }
+      }
+    }
+    throw new Error(`No batch of vault ${inVault} has field values among its first 20.`)
   }
 
   beforeAll(async () => {
@@ -106,7 +135,7 @@ describe.skipIf(!available)('new samples and plates in the window', () => {
       token,
       sessionOnly: true,
     })
-    const connectionId = added.connection.id
+    connectionId = added.connection.id
     await until(
       'the first sync has completed',
       () =>
@@ -264,5 +293,56 @@ describe.skipIf(!available)('new samples and plates in the window', () => {
         .filter((item) => ['sample.create', 'plate.create'].includes(item.operation))
         .map((item) => item.state),
     ).toEqual(['queued', 'queued'])
+  })
+
+  it("offers a batch's fields only in a vault with a registration system, saying why", async () => {
+    const editButton = page.getByRole('button', { name: 'Edit name and fields…' })
+    const dialog = page.getByRole('dialog', { name: /^Edit / })
+    const fieldsGroup = dialog.getByRole('group', { name: 'Fields' })
+    const reason =
+      "This vault has no registration system: it takes a batch's fields from imports only, so only the name can be changed here."
+    /** Opens the dialog; answers once it has heard what kind of vault this is. */
+    const openEditing = async (inVault: number) => {
+      await editButton.click()
+      await dialog.waitFor()
+      // The dialog asks for the vault's form as it opens; the answer to the same question asked
+      // after it comes after its own, so by then the dialog shows what it made of its answer.
+      const form = (await page.evaluate(
+        `window.vaultDesk.invoke('registration.form', ${JSON.stringify({ connectionId, vaultId: inVault })})`,
+      )) as { ok: boolean; value?: { vaultKind: string } }
+      return form.value?.vaultKind
+    }
+
+    // The demo vault has no registration system: a batch's fields come from imports only.
+    const plain = await batchWithFields(vaultId)
+    await go(`#/batches/${plain.id}`)
+    await page.getByRole('heading', { level: 2, name: plain.identifier }).waitFor()
+    expect(await openEditing(vaultId)).toBe('plain')
+    await dialog.getByText(reason).waitFor()
+    await dialog.getByLabel('Batch name').waitFor()
+    expect(await fieldsGroup.count()).toBe(0)
+    for (const field of Object.keys(plain.fields)) {
+      expect(await dialog.getByLabel(field, { exact: true }).count()).toBe(0)
+    }
+    expect(await accessibilityViolations(page, 'the batch edit dialog of a plain vault')).toEqual(
+      [],
+    )
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
+
+    // Discovery AI registers its batches: their fields can be changed here.
+    const registration = await batchWithFields(sim.cast.vaults.ai.id)
+    await page.getByRole('button', { name: /^Discovery AI/ }).click()
+    await go(`#/batches/${registration.id}`)
+    await page.getByRole('heading', { level: 2, name: registration.identifier }).waitFor()
+    expect(await openEditing(sim.cast.vaults.ai.id)).toBe('registration')
+    await fieldsGroup.waitFor()
+    for (const [field, value] of Object.entries(registration.fields)) {
+      const input = fieldsGroup.getByLabel(field, { exact: true })
+      expect(await input.inputValue()).toBe(value === null ? '' : String(value))
+    }
+    expect(await dialog.getByText(reason).count()).toBe(0)
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
   })
 })
