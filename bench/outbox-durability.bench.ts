@@ -2,6 +2,9 @@
  * What the outbox's durability costs (issue 26):
  * - opening an outbox with a long history: the check of every page at start (`openOutbox`, which
  *   finds a damaged file before it stops the app) beside opening the same file without it;
+ * - what that check costs the app's main thread now that it runs in a worker (`pageCheck:
+ *   'worker'`): the longest the event loop stood still from the outbox's construction until it
+ *   was `ready()`, beside the whole open with the check on the main thread (the CLI's way);
  * - whether that check can be bounded: `quick_check(1)` (at most one problem reported) beside the
  *   full `quick_check`. N bounds the problems reported, not the pages read, so the ratio stays
  *   near 1 and only moving the check off the main thread shortens the start (issue 26);
@@ -13,7 +16,12 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { AppError } from '../src-main/shared/app-error.ts'
+import { EventBus } from '../src-main/shared/events.ts'
+import { silentLogger } from '../src-main/shared/logger.ts'
 import { AttachmentFolder } from '../src-main/sync/outbox/attachment-folder.ts'
+import { Outbox } from '../src-main/sync/outbox/outbox.ts'
 import { openOutboxDatabase } from '../src-main/sync/outbox/outbox-database.ts'
 import { openOutbox } from '../src-main/sync/outbox/outbox-recovery.ts'
 import { progress, report } from './report.ts'
@@ -37,6 +45,51 @@ async function timedAsync(work: () => Promise<void>): Promise<number> {
   const started = performance.now()
   await work()
   return performance.now() - started
+}
+
+function openedOutbox(dataDir: string, pageCheck: 'worker' | 'inline'): Outbox {
+  return new Outbox({
+    dataDir,
+    connection: () => {
+      throw new AppError('not_found', 'This outbox is only opened, never sent.')
+    },
+    connectionName: () => 'Lab vault',
+    events: new EventBus(),
+    log: silentLogger,
+    pageCheck,
+  })
+}
+
+interface Stall {
+  /** The longest the event loop stood still (ms) from opening the outbox until it was ready. */
+  longest: number
+  /** Of which the constructor itself (ms): opening the file and starting the worker. */
+  constructing: number
+  /** The longest stall over as long a wait with nothing to do (ms): the machine's own. */
+  idle: number
+}
+
+async function stallWhileChecking(dataDir: string): Promise<Stall> {
+  const delay = monitorEventLoopDelay({ resolution: 1 })
+  delay.enable()
+  // The histogram sees a stall only once a timer is late: the constructor's own time is taken
+  // apart, and the larger of the two kept.
+  const started = performance.now()
+  const outbox = openedOutbox(dataDir, 'worker')
+  const constructing = performance.now() - started
+  await outbox.ready()
+  const checking = performance.now() - started
+  delay.disable()
+  await outbox.close()
+  const idle = monitorEventLoopDelay({ resolution: 1 })
+  idle.enable()
+  await new Promise((resolve) => setTimeout(resolve, checking))
+  idle.disable()
+  return {
+    longest: Math.max(constructing, delay.max / 1e6),
+    constructing,
+    idle: idle.max / 1e6,
+  }
 }
 
 function outboxWithHistory(file: string): void {
@@ -80,6 +133,24 @@ async function main(): Promise<void> {
       reference: 'the same open without the check (ms)',
       referenceValue: Number(median(plain).toFixed(1)),
       ratio: Number((median(checked) / median(plain)).toFixed(1)),
+    })
+
+    const stalls: Stall[] = []
+    const inline: number[] = []
+    for (let run = 0; run < runs; run++) {
+      stalls.push(await stallWhileChecking(dir))
+      inline.push(await timedAsync(() => openedOutbox(dir, 'inline').close()))
+    }
+    const longest = median(stalls.map((stall) => stall.longest))
+    report({
+      name: `outbox open, longest main-thread stall with the page check in a worker (${items} items, ${mib.toFixed(1)} MiB)`,
+      value: Number(longest.toFixed(1)),
+      unit: 'ms',
+      reference: 'the open with the page check on the main thread (ms)',
+      referenceValue: Number(median(inline).toFixed(1)),
+      ratio: Number((longest / median(inline)).toFixed(3)),
+      constructingMs: Number(median(stalls.map((stall) => stall.constructing)).toFixed(1)),
+      idleStallMs: Number(median(stalls.map((stall) => stall.idle)).toFixed(1)),
     })
 
     const bounded: number[] = []

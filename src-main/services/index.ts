@@ -215,6 +215,8 @@ export function createServices(options: ServiceOptions): Services {
     redactor,
     client: tuning,
     tuning: options.outbox ?? {},
+    // The CLI waits for the check before any command either way; windows must not.
+    pageCheck: config.host === 'cli' ? 'inline' : 'worker',
   })
   const notices = new NoticesService({
     events,
@@ -226,6 +228,13 @@ export function createServices(options: ServiceOptions): Services {
       connectionsRepository.get(id)?.name ??
       null,
   })
+  // A repair by the outbox's page check, which may end after a window asked for the notices.
+  outbox.ready().then(
+    () => {
+      if (outbox.recovery) events.emit('notices.changed', { notices: notices.list() })
+    },
+    () => {},
+  )
   const chem = new LocalChemService({
     runtimes,
     events,

@@ -24,6 +24,8 @@ export interface OutboxServiceOptions {
   redactor: Redactor
   client: ClientTuning
   tuning: OutboxTuning
+  /** Hosts that stay up check the outbox's pages in a worker (`OutboxOptions.pageCheck`). */
+  pageCheck: NonNullable<OutboxOptions['pageCheck']>
 }
 
 /**
@@ -84,6 +86,7 @@ export function createOutbox(options: OutboxServiceOptions): Outbox {
     events,
     log,
     onPendingCount: (count) => status.update({ outboxPending: count }),
+    pageCheck: options.pageCheck,
     ...options.tuning,
   })
   // A new token (or any change of the connection) lets a queue paused by a refused token move.

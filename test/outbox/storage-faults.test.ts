@@ -78,7 +78,7 @@ function senderOver(dataDir: string, options: { leaseRenewalMs?: number } = {}):
   })
   const sender = new OutboxSender({
     store,
-    lease: new SenderLease(db),
+    lease: new SenderLease(store),
     attachments: new AttachmentFolder(path.join(dataDir, 'outbox', 'attachments')),
     follower,
     connection: () => connection,

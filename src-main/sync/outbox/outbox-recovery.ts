@@ -10,45 +10,98 @@ import { openOutboxDatabase, outboxMigrations } from './outbox-database.ts'
 import { OutboxRepairs, type OutboxRecovery, type OutboxRepair } from './outbox-repairs.ts'
 
 /**
- * Opens the outbox at `file`. A damaged one (SQLite finds it malformed when opening it or in a
- * check of every page) does not stop the start: it is copied aside as found, what can be read of
- * it is written to a fresh file that takes its place, and the repair is recorded there (until the
- * person has read of it) and returned to be told.
- * Other failures (a read-only folder, a newer schema) are thrown as they are.
+ * A damaged outbox does not stop the start: it is copied aside as found, what can be read of it
+ * is written to a fresh file that takes its place, and the repair is recorded there (until the
+ * person has read of it) and returned to be told. SQLite finds the damage when it opens the file
+ * (`openOutboxFile`) or in the check of every page (`checkOutboxPages`), which reads the whole
+ * file: seconds for a large one. The app runs that check in a worker thread
+ * (`outbox-page-check.ts`) while the outbox is open for reading; the CLI runs the same check on
+ * its own thread (`openOutbox`). Other failures (a read-only folder, a newer schema) are thrown as
+ * they are.
  */
-export function openOutbox(
-  file: string,
-  at: Date = new Date(),
-): { db: Database.Database; recovery: OutboxRepair | null } {
-  let details: string
+
+/** An outbox open for use, and the repair made as it opened (null when none was needed). */
+export interface OpenedOutbox {
+  db: Database.Database
+  recovery: OutboxRepair | null
+}
+
+/**
+ * What the check of every page found: nothing wrong, or damage, the file already copied aside and
+ * what could be read written to a fresh file beside it, which `adoptRebuilt` puts in its place.
+ */
+export type PageCheckVerdict = { sound: true } | { sound: false; rebuilt: OutboxRecovery }
+
+/** Opens, checks every page of and (when damaged) rebuilds the outbox, all on this thread. */
+export function openOutbox(file: string, at: Date = new Date()): OpenedOutbox {
+  const opened = openOutboxFile(file, at)
+  if (opened.recovery) return opened
+  let verdict: PageCheckVerdict
   try {
-    const db = openOutboxDatabase(file)
-    let problems: string | null
-    try {
-      problems = checkPages(db)
-    } catch (error) {
-      db.close()
-      throw error
-    }
-    if (problems === null) return { db, recovery: null }
-    db.close()
-    details = problems
+    verdict = checkOutboxPages(file, at)
+  } catch (error) {
+    opened.db.close()
+    throw error
+  }
+  if (verdict.sound) return opened
+  opened.db.close()
+  return adoptRebuilt(file, verdict.rebuilt, at)
+}
+
+/**
+ * Opens the outbox without checking its pages (see `checkOutboxPages`); a file SQLite finds
+ * damaged as it opens it (its header, its schema) is rebuilt at once.
+ */
+export function openOutboxFile(file: string, at: Date): OpenedOutbox {
+  try {
+    return { db: openOutboxDatabase(file), recovery: null }
   } catch (error) {
     const damage = damageOf(error)
     if (damage === null) throw error
-    details = damage
+    return adoptRebuilt(file, rebuildAside(file, damage, at), at)
   }
-  let recovery: OutboxRecovery
+}
+
+/**
+ * Reads every page of the outbox at `file` (`PRAGMA quick_check`) on a connection of its own,
+ * beside the outbox's own connection, which may read meanwhile but must not write (a write to a
+ * damaged file can spread the damage, and would be missed by the copy). When damage is found, the
+ * file is copied aside and what can be read is written to a fresh file, for `adoptRebuilt` once
+ * the outbox's connection is closed. Throws an AppError ('storage') for a damaged outbox that
+ * cannot be rebuilt, and what SQLite throws when the check cannot run.
+ */
+export function checkOutboxPages(file: string, at: Date): PageCheckVerdict {
+  let details: string | null
   try {
-    recovery = recover(file, details, at)
+    const db = new Database(file, { readonly: true, fileMustExist: true })
+    try {
+      details = pageProblems(db)
+    } finally {
+      db.close()
+    }
   } catch (error) {
-    if (error instanceof AppError) throw error
-    throw new AppError(
-      'storage',
-      `The outbox at ${file} is damaged (${details}) and could not be repaired: ${(error as Error).message}`,
-      { cause: error },
-    )
+    details = damageOf(error)
+    if (details === null) throw error
   }
+  return details === null
+    ? { sound: true }
+    : { sound: false, rebuilt: rebuildAside(file, details, at) }
+}
+
+/**
+ * After the outbox's connection to the damaged file is closed: the rebuilt file takes its place,
+ * is opened, and the repair is recorded in it.
+ */
+export function adoptRebuilt(
+  file: string,
+  recovery: OutboxRecovery,
+  at: Date,
+): OpenedOutbox & { recovery: OutboxRepair } {
+  const fresh = rebuiltFile(file)
+  // The damaged file's WAL must not be applied to the fresh one: it goes first (its copy is kept).
+  for (const companion of databaseFiles(file).slice(1)) fs.rmSync(companion, { force: true })
+  fs.renameSync(fresh, file)
+  syncFolder(path.dirname(file))
   const db = openOutboxDatabase(file)
   try {
     return { db, recovery: new OutboxRepairs(db).record(recovery, at.getTime()) }
@@ -59,14 +112,14 @@ export function openOutbox(
 }
 
 /** What `PRAGMA quick_check` finds wrong (every page is read), or null when nothing is. */
-function checkPages(db: Database.Database): string | null {
+function pageProblems(db: Database.Database): string | null {
   const rows = db.pragma('quick_check') as { quick_check: string }[]
   const problems = rows.map((row) => row.quick_check).filter((text) => text !== 'ok')
   return problems.length === 0 ? null : problems.slice(0, 5).join('; ')
 }
 
 /** The message of an error that says the file is damaged (in its causes too), else null. */
-function damageOf(error: unknown): string | null {
+export function damageOf(error: unknown): string | null {
   for (let cause = error, depth = 0; cause && depth < 4; depth++) {
     if (cause instanceof Database.SqliteError) {
       return /^SQLITE_(CORRUPT|NOTADB)/.test(cause.code) ? cause.message : null
@@ -76,11 +129,33 @@ function damageOf(error: unknown): string | null {
   return null
 }
 
-function recover(file: string, details: string, at: Date): OutboxRecovery {
+/** Where the fresh file is written before it takes the damaged one's place. */
+function rebuiltFile(file: string): string {
+  return `${file}.recovering`
+}
+
+/**
+ * The damaged file copied aside and what can be read of it written to `rebuiltFile(file)`, synced;
+ * the damaged file itself is left as it is.
+ */
+function rebuildAside(file: string, details: string, at: Date): OutboxRecovery {
+  try {
+    return rebuild(file, details, at)
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    throw new AppError(
+      'storage',
+      `The outbox at ${file} is damaged (${details}) and could not be repaired: ${(error as Error).message}`,
+      { cause: error },
+    )
+  }
+}
+
+function rebuild(file: string, details: string, at: Date): OutboxRecovery {
   const stamp = at.toISOString().replace(/[:.]/g, '-')
   const movedTo = path.join(path.dirname(file), `outbox.damaged-${stamp}.db`)
   keepCopy(file, movedTo)
-  const fresh = `${file}.recovering`
+  const fresh = rebuiltFile(file)
   for (const companion of databaseFiles(fresh)) fs.rmSync(companion, { force: true })
   const damaged = new Database(file, { fileMustExist: true })
   let found: Found
@@ -91,10 +166,6 @@ function recover(file: string, details: string, at: Date): OutboxRecovery {
     damaged.close()
   }
   syncFile(fresh)
-  // The damaged file's WAL must not be applied to the fresh one: it goes first (its copy is kept).
-  for (const companion of databaseFiles(file).slice(1)) fs.rmSync(companion, { force: true })
-  fs.renameSync(fresh, file)
-  syncFolder(path.dirname(file))
   return {
     movedTo,
     details,

@@ -49,11 +49,11 @@ export interface OutboxSenderOptions {
   /** How often the lease is renewed (and found lost). */
   leaseRenewalMs?: number
   /**
-   * Whether copies of files no item needs are deleted when the lease is taken (default true);
-   * false after a damaged outbox was recovered: items that could not be read may still be
-   * queued again from their copies.
+   * Whether copies of files no item needs are deleted when the lease is taken (default yes); not
+   * after a damaged outbox was recovered: items that could not be read may still be queued again
+   * from their copies. Asked then: the page check that finds the damage may end after this starts.
    */
-  sweepAttachments?: boolean
+  sweepAttachments?: () => boolean
   now?: () => number
   random?: () => number
   /** Called where a test may kill the process (`crash-points.ts`); does nothing by default. */
@@ -199,7 +199,7 @@ export class OutboxSender {
     this.#recoverInterrupted(now, 'items were being sent when the outbox last stopped')
     this.#store.prune(now - historyMs)
     try {
-      if (this.#options.sweepAttachments !== false) {
+      if (this.#options.sweepAttachments?.() ?? true) {
         this.#options.attachments.sweep(this.#store.attachmentPaths(), now)
       }
     } catch (error) {

@@ -435,8 +435,8 @@ describe('the person’s decisions', () => {
 describe('the sender lease', () => {
   it('lets one sender at a time hold the outbox; a holder asleep for an hour loses it', () => {
     let now = 0
-    const first = new SenderLease(store.database, () => now)
-    const second = new SenderLease(store.database, () => now)
+    const first = new SenderLease(store, () => now)
+    const second = new SenderLease(store, () => now)
     expect(first.acquire()).toBe(true)
     expect(second.acquire()).toBe(false)
     now = 2 * 3_600_000
@@ -453,6 +453,6 @@ describe('the sender lease', () => {
         "INSERT INTO sender_lease (id, holder, pid, host, renewed_at) VALUES (1, 'dead', ?, ?, ?)",
       )
       .run(gone, os.hostname(), Date.now())
-    expect(new SenderLease(store.database).acquire()).toBe(true)
+    expect(new SenderLease(store).acquire()).toBe(true)
   })
 })

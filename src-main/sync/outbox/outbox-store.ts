@@ -188,14 +188,27 @@ function orderKey(
 
 /** Every read and write of the outbox database; each method is one transaction. */
 export class OutboxStore {
-  readonly #db: Database.Database
+  #db: Database.Database
   readonly #statements = new Map<string, Database.Statement>()
   /** Syncs of the WAL off the event loop; null where commits must wait for their own (FULL). */
-  readonly #walSync: WalSync | null
+  #walSync: WalSync | null
 
   constructor(db: Database.Database) {
     this.#db = db
     this.#walSync = WalSync.of(db)
+  }
+
+  /**
+   * Reads and writes go to `db` from now on: the outbox's file was rebuilt after damage, and the
+   * connection to the damaged one is closed. Nothing is written while that happens (the outbox
+   * writes only once it is `ready()`), so no commit waits on the old file's WAL.
+   */
+  rebind(db: Database.Database): void {
+    const walSync = this.#walSync
+    this.#db = db
+    this.#statements.clear()
+    this.#walSync = WalSync.of(db)
+    walSync?.close().catch(() => {})
   }
 
   /** Statements are prepared once: preparing costs more than running most of them. */

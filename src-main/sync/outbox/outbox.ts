@@ -1,5 +1,4 @@
 import path from 'node:path'
-import type Database from 'better-sqlite3'
 import type { z } from 'zod'
 import type { UploadProgress } from '../../api/index.ts'
 import { AppError } from '../../shared/app-error.ts'
@@ -25,8 +24,9 @@ import { allows, unresolvedStates, type OutboxState } from '../../../src-common/
 import { operations } from './operations/index.ts'
 import type { StoredOperation } from './operations/operation.ts'
 import { applyOverlays } from './overlay.ts'
-import { openOutbox } from './outbox-recovery.ts'
-import { OutboxRepairs, type OutboxRepair } from './outbox-repairs.ts'
+import { checkOutboxPagesInWorker } from './outbox-page-check.ts'
+import { adoptRebuilt, damageOf, openOutbox, openOutboxFile } from './outbox-recovery.ts'
+import { OutboxRepairs, type OutboxRecovery, type OutboxRepair } from './outbox-repairs.ts'
 import type { Attachment, OutboxItem } from './outbox-item.ts'
 import type { OutboxConnection } from './outbox-connection.ts'
 import { OutboxSender, type RetryTiming } from './outbox-sender.ts'
@@ -59,6 +59,14 @@ export interface OutboxOptions {
   progressIntervalMs?: number
   /** Where a test may kill the sending process (`crash-points.ts`); the app gives none. */
   crashHook?: CrashHook
+  /**
+   * Where the check of every page at opening runs (it reads the whole file: seconds for a large
+   * outbox). `'worker'`: in a worker thread, the outbox open for reading at once and written only
+   * once `ready()`, for the hosts whose main thread must not stand still (the app, the preview).
+   * `'inline'` (default): on this thread before the constructor returns, for the CLI, which waits
+   * for the check either way.
+   */
+  pageCheck?: 'worker' | 'inline'
   now?: () => number
 }
 
@@ -93,8 +101,8 @@ const defaultStates: readonly OutboxState[] = unresolvedStates
  */
 export class Outbox {
   readonly #store: OutboxStore
-  readonly #db: Database.Database
   readonly #options: OutboxOptions
+  readonly #log: Logger
   readonly #attachments: AttachmentFolder
   readonly #sender: OutboxSender
   readonly #progress = new Map<number, UploadProgress>()
@@ -107,21 +115,34 @@ export class Outbox {
   #notifyTimer: NodeJS.Timeout | undefined
   #notifyDue = 0
   #lastPending = -1
-  /** Set when the outbox was found damaged at this start and rebuilt from what could be read. */
-  readonly recovery: OutboxRepair | null
-  readonly #repairs: OutboxRepairs
+  #recovery: OutboxRepair | null
+  /** Settles once the page check is over (see `ready`). */
+  readonly #ready: Promise<void>
+  /** True while the page check runs in its worker: nothing is written meanwhile. */
+  #checking: boolean
+  /** What keeps the outbox from being written: damage that could not be repaired. */
+  #checkFailure: AppError | null = null
+  /** `start()` was asked while the page check ran: sending starts once it is over. */
+  #startWhenReady = false
+  #closed = false
 
   constructor(options: OutboxOptions) {
     this.#options = options
     const log = options.log.child({ component: 'outbox' })
-    const opened = openOutbox(path.join(options.dataDir, 'outbox.db'), new Date(this.#now()))
-    this.#db = opened.db
-    this.recovery = opened.recovery
+    this.#log = log
+    const file = path.join(options.dataDir, 'outbox.db')
+    const at = new Date(this.#now())
+    const inWorker = options.pageCheck === 'worker'
+    const opened = inWorker ? openOutboxFile(file, at) : openOutbox(file, at)
+    this.#recovery = opened.recovery
     // Told through `repairs()` until the person dismisses it: no window listens yet.
-    if (this.recovery)
-      log.error('the outbox was damaged and has been rebuilt', { ...this.recovery })
-    this.#repairs = new OutboxRepairs(this.#db)
-    this.#store = new OutboxStore(this.#db)
+    if (opened.recovery) this.#logRecovery(opened.recovery)
+    this.#store = new OutboxStore(opened.db)
+    // A file rebuilt as it opened is fresh: no page of it needs checking.
+    this.#checking = inWorker && opened.recovery === null
+    this.#ready = this.#checking ? this.#checkPages(file, at) : Promise.resolve()
+    // Whoever writes is told through `ready()`; the person through `storage.failed`.
+    this.#ready.catch(() => {})
     this.#attachments = new AttachmentFolder(path.join(options.dataDir, 'outbox', 'attachments'))
     const onItems = (itemIds: number[]) => this.#noteChanged(itemIds, changeBatchMs)
     const onRecords = (connectionId: string, vaultId: number, kind: string) => {
@@ -142,7 +163,7 @@ export class Outbox {
     })
     this.#sender = new OutboxSender({
       store: this.#store,
-      lease: new SenderLease(this.#db, options.now),
+      lease: new SenderLease(this.#store, options.now),
       attachments: this.#attachments,
       follower,
       connection: options.connection,
@@ -168,7 +189,7 @@ export class Outbox {
         }
         this.#schedule(actionBatchMs)
       },
-      sweepAttachments: this.recovery === null,
+      sweepAttachments: () => this.#recovery === null,
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.storageRetry ? { storageRetry: options.storageRetry } : {}),
@@ -177,14 +198,39 @@ export class Outbox {
       ...(options.now ? { now: options.now } : {}),
       ...(options.crashHook ? { crashHook: options.crashHook } : {}),
     })
-    this.#reportPending()
+    // A damaged file may not even count while its check runs: the count follows the check.
+    this.#reading(
+      () => this.#reportPending(),
+      () => undefined,
+    )
+  }
+
+  /** Set when the outbox was found damaged at this start and rebuilt from what could be read. */
+  get recovery(): OutboxRepair | null {
+    return this.#recovery
+  }
+
+  /**
+   * Resolves once the outbox may be written: its pages are checked and, when damaged, it is
+   * rebuilt and in use (at once with `pageCheck: 'inline'`). Queueing and sending wait for it;
+   * reads do not. Rejects with what keeps the outbox from being written (damage that could not
+   * be repaired); the outbox then stays open for reading, as found.
+   */
+  ready(): Promise<void> {
+    return this.#ready
   }
 
   /**
    * Starts sending (false while another process sends this outbox, or while it cannot save; it
-   * tries again meanwhile).
+   * tries again meanwhile). While the outbox's pages are checked, false too: it starts once they
+   * are.
    */
   start(): boolean {
+    if (this.#checkFailure) return false
+    if (this.#checking) {
+      this.#startWhenReady = true
+      return false
+    }
     return this.#sender.start()
   }
 
@@ -200,6 +246,9 @@ export class Outbox {
    */
   async queue(request: QueueRequest): Promise<OutboxItemView[]> {
     const checked = parse(queueRequest, request, 'the request')
+    // Queued while the page check runs: written once it is over, to the rebuilt file if the
+    // check found damage (written to the damaged one, it could be lost with the damage).
+    await this.#ready
     const copies: Attachment[] = []
     try {
       const items = await this.#queue(checked, copies).catch((error: unknown) => {
@@ -219,17 +268,19 @@ export class Outbox {
   }
 
   list(filter: { connectionId?: string; states?: readonly OutboxState[]; limit?: number } = {}) {
-    return this.#store
-      .list({ ...filter, states: filter.states ?? defaultStates })
-      .map((item) => this.#view(item))
+    return this.#reading(() =>
+      this.#store
+        .list({ ...filter, states: filter.states ?? defaultStates })
+        .map((item) => this.#view(item)),
+    )
   }
 
   item(id: number): OutboxItemView {
-    return this.#view(this.#store.require(id))
+    return this.#reading(() => this.#view(this.#store.require(id)))
   }
 
   counts(): OutboxChange['counts'] {
-    const counts = this.#store.unresolvedCounts()
+    const counts = this.#reading(() => this.#store.unresolvedCounts())
     return {
       queued: counts.queued,
       sending: counts.sending,
@@ -251,7 +302,11 @@ export class Outbox {
     ref: RecordRef,
   ): PendingRecord | null {
     const kindName = recordKind(kind).name
-    const items = this.#store.itemsOfRecord(connectionId, vaultId, kindName, ref)
+    // The cached record is shown without its pending changes until the damage is repaired.
+    const items = this.#reading(
+      () => this.#store.itemsOfRecord(connectionId, vaultId, kindName, ref),
+      () => [],
+    )
     if (items.length === 0) return null
     const id = items[0]!.recordId
     return pendingRecord(
@@ -263,7 +318,11 @@ export class Outbox {
   /** Every record of a kind with pending changes, those created offline included. */
   pendingList(connectionId: string, vaultId: number, kind: string): PendingRecord[] {
     const kindName = recordKind(kind).name
-    return byRecord(this.#store.itemsOfKind(connectionId, vaultId, kindName)).map((items) => {
+    const pending = this.#reading(
+      () => this.#store.itemsOfKind(connectionId, vaultId, kindName),
+      () => [],
+    )
+    return byRecord(pending).map((items) => {
       const id = items[0]!.recordId
       return pendingRecord(
         items,
@@ -288,12 +347,15 @@ export class Outbox {
 
   /** Repairs of this outbox (at this start or any earlier one) the person has not dismissed. */
   repairs(): OutboxRepair[] {
-    return this.#repairs.unseen()
+    return this.#reading(
+      () => new OutboxRepairs(this.#store.database).unseen(),
+      () => [],
+    )
   }
 
   /** The person has read of repair `id` (AppError not_found for an id never recorded). */
   dismissRepair(id: number): void {
-    this.#saving(() => this.#repairs.markSeen(id, this.#now()))
+    this.#saving(() => new OutboxRepairs(this.#store.database).markSeen(id, this.#now()))
   }
 
   /** Discards an item and the items that depend on it (an upload for an entry discarded...). */
@@ -431,6 +493,7 @@ export class Outbox {
    * backoff, sent until nothing more can go; items that fail again wait for their next attempt.
    */
   async flush(connectionId?: string): Promise<FlushResult> {
+    await this.#ready
     const before = new Set(this.#store.idsIn('sent', connectionId))
     if (this.#sender.unwritable) throw this.#sender.unwritable
     if (this.#sender.sending) {
@@ -453,6 +516,13 @@ export class Outbox {
 
   /** The connection answers again: what waits for it is due now. */
   reconnected(connectionId: string): void {
+    if (this.#checking) {
+      this.#ready.then(
+        () => this.reconnected(connectionId),
+        () => {},
+      )
+      return
+    }
     try {
       this.#store.makeDue(this.#now(), connectionId)
     } catch (error) {
@@ -468,11 +538,86 @@ export class Outbox {
   }
 
   async close(): Promise<void> {
+    this.#closed = true
+    // A rebuild under way in the worker is let finish: stopped, it would leave a partial copy.
+    await this.#ready.catch(() => {})
     await this.#sender.stop()
     clearTimeout(this.#notifyTimer)
     this.#notify()
     await this.#store.close()
-    this.#db.close()
+    this.#store.database.close()
+  }
+
+  /**
+   * The page check in its worker; when it finds damage, the connection to the damaged file is
+   * closed, the rebuilt file takes its place, and the store goes on over it (`rebind`): every
+   * part of the outbox reads and writes through the store, so none is left on the old file.
+   */
+  async #checkPages(file: string, at: Date): Promise<void> {
+    try {
+      const verdict = await checkOutboxPagesInWorker(file, at, (reason) =>
+        this.#log.warn('the outbox pages are checked on the main thread', { reason }),
+      )
+      if (!verdict.sound) this.#adopt(file, verdict.rebuilt, at)
+    } catch (error) {
+      // Damage that could not be repaired comes as an AppError; anything else kept the check
+      // from running at all.
+      const failure =
+        error instanceof AppError
+          ? error
+          : new AppError(
+              'storage',
+              `The outbox at ${file} could not be checked: ${(error as Error).message}`,
+              { cause: error },
+            )
+      this.#checkFailure = failure
+      this.#log.error('the outbox cannot be written', { error: failure.message })
+      this.#options.events.emit('storage.failed', {
+        message:
+          error instanceof AppError
+            ? 'The outbox is damaged and could not be repaired; nothing can be queued'
+            : 'The outbox could not be checked; nothing can be queued',
+        details: failure.message,
+      })
+      throw failure
+    } finally {
+      this.#checking = false
+    }
+    if (this.#startWhenReady && !this.#closed) this.#sender.start()
+  }
+
+  #adopt(file: string, rebuilt: OutboxRecovery, at: Date): void {
+    const damaged = this.#store.database
+    try {
+      damaged.close()
+    } catch (error) {
+      this.#log.warn('the damaged outbox did not close cleanly', { error: String(error) })
+    }
+    let adopted: ReturnType<typeof adoptRebuilt>
+    try {
+      adopted = adoptRebuilt(file, rebuilt, at)
+    } catch (error) {
+      // Whatever is in place now stays readable; nothing is written to it (`#checkFailure`).
+      try {
+        this.#store.rebind(openOutboxFile(file, at).db)
+      } catch (reopening) {
+        this.#log.error('the outbox cannot be opened again', { error: String(reopening) })
+      }
+      throw error
+    }
+    this.#store.rebind(adopted.db)
+    this.#recovery = adopted.recovery
+    this.#logRecovery(adopted.recovery)
+    // Windows that read the damaged file read again (the items that could not be read are gone).
+    this.#noteChanged(
+      unresolvedStates.flatMap((state) => this.#store.idsIn(state)),
+      actionBatchMs,
+    )
+    this.#reportPending()
+  }
+
+  #logRecovery(recovery: OutboxRepair): void {
+    this.#log.error('the outbox was damaged and has been rebuilt', { ...recovery })
   }
 
   async #queue(request: QueueRequest, copies: Attachment[]): Promise<OutboxItem[]> {
@@ -793,6 +938,7 @@ export class Outbox {
 
   /** A person's change, refused with what keeps the outbox from saving it, when that is why. */
   #saving<T>(work: () => T): T {
+    this.#refuseUnlessWritable()
     try {
       return work()
     } catch (error) {
@@ -801,7 +947,42 @@ export class Outbox {
   }
 
   #unwritableOr(error: unknown): unknown {
-    return unwritable(error, this.#db.name) ?? error
+    return unwritable(error, this.#store.database.name) ?? error
+  }
+
+  /**
+   * A read while the page check runs may meet the damage the check is looking for: then what
+   * `meanwhile` gives (the window reads again once the outbox is rebuilt, see `#adopt`), or, with
+   * nothing to give, an error that says so.
+   */
+  #reading<T>(read: () => T, meanwhile?: () => T): T {
+    try {
+      return read()
+    } catch (error) {
+      if (!this.#checking || !(damageOf(error) !== null || error instanceof SyntaxError)) {
+        throw error
+      }
+      if (meanwhile) return meanwhile()
+      throw new AppError(
+        'storage',
+        'The outbox file is damaged; it is being rebuilt from what can be read, and its items show again in a moment.',
+        { cause: error },
+      )
+    }
+  }
+
+  /**
+   * The person's decisions are made at once or refused: while the page check runs, nothing is
+   * written (see `checkOutboxPages`), and a decision cannot wait (it answers what it changed).
+   */
+  #refuseUnlessWritable(): void {
+    if (this.#checkFailure) throw this.#checkFailure
+    if (this.#checking) {
+      throw new AppError(
+        'conflict',
+        'The outbox is still checking its file after the start (a few seconds for a large one); nothing was changed. Try again in a moment.',
+      )
+    }
   }
 }
 

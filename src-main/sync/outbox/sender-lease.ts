@@ -18,20 +18,22 @@ const localLeaseExpiryMs = 3_600_000
  */
 export class SenderLease {
   readonly holder = randomUUID()
-  readonly #db: Database.Database
+  readonly #store: { readonly database: Database.Database }
   readonly #now: () => number
 
-  constructor(db: Database.Database, now: () => number = Date.now) {
-    this.#db = db
+  /** `store`'s database is read at each use: the outbox may be rebuilt after damage meanwhile. */
+  constructor(store: { readonly database: Database.Database }, now: () => number = Date.now) {
+    this.#store = store
     this.#now = now
   }
 
   /** Takes (or keeps) the lease; false while another live process holds it. */
   acquire(): boolean {
-    return this.#db
+    const db = this.#store.database
+    return db
       .transaction(() => {
         const now = this.#now()
-        const row = this.#db.prepare('SELECT * FROM sender_lease WHERE id = 1').get() as
+        const row = db.prepare('SELECT * FROM sender_lease WHERE id = 1').get() as
           { holder: string; pid: number; host: string; renewed_at: number } | undefined
         const heldByOther =
           row !== undefined &&
@@ -40,20 +42,20 @@ export class SenderLease {
             ? isAlive(row.pid) && now - row.renewed_at < localLeaseExpiryMs
             : now - row.renewed_at < leaseExpiryMs)
         if (heldByOther) return false
-        this.#db
-          .prepare(
-            `INSERT INTO sender_lease (id, holder, pid, host, renewed_at) VALUES (1, ?, ?, ?, ?)
+        db.prepare(
+          `INSERT INTO sender_lease (id, holder, pid, host, renewed_at) VALUES (1, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid,
                host = excluded.host, renewed_at = excluded.renewed_at`,
-          )
-          .run(this.holder, process.pid, os.hostname(), now)
+        ).run(this.holder, process.pid, os.hostname(), now)
         return true
       })
       .immediate()
   }
 
   release(): void {
-    this.#db.prepare('DELETE FROM sender_lease WHERE id = 1 AND holder = ?').run(this.holder)
+    this.#store.database
+      .prepare('DELETE FROM sender_lease WHERE id = 1 AND holder = ?')
+      .run(this.holder)
   }
 }
 
