@@ -15,10 +15,17 @@ import { givenText } from '../../src-common/analysis/readouts/readout-value.ts'
 import type { ResultsCell } from '../../src-common/analysis/readouts/results-table.ts'
 import { toText, type JsonObject, type SqlValue } from '../../src-common/values.ts'
 
-/** Rows indexed per step (one transaction): a few milliseconds, so a page of sync waits little. */
-const rowsPerStep = 250
-/** Molecules and batches whose aggregates are recomputed per step. */
-const groupsPerStep = 200
+/**
+ * Rows indexed per step (one transaction): tens of milliseconds, so a page of sync waits little.
+ * Steps of 250 rows made each commit write most of the pages the value indexes have (their cells
+ * land all over them), so that commits were a large share of the build.
+ */
+const rowsPerStep = 1000
+/**
+ * Molecules whose aggregates are recomputed per step, with their queued batches: a few thousand
+ * rows read, so that a page of sync waits for tens of milliseconds at most.
+ */
+const moleculesPerStep = 250
 /**
  * Rows per multi-row INSERT: each statement run costs a crossing into SQLite, and row by row (with
  * named parameters) those crossings took most of the indexer's time (readout-index.bench.ts).
@@ -41,11 +48,10 @@ interface QueuedRow {
   control_state: string | null
 }
 
-interface QueuedGroup {
-  vault_id: number
-  protocol_id: number
-  level: Level
-  subject_id: number
+/** How much one step of the indexer takes on. */
+export interface ReadoutIndexSteps {
+  rowsPerStep?: number
+  moleculesPerStep?: number
 }
 
 /** How far the index is: rows and groups still to index (0 and 0: complete). */
@@ -110,13 +116,19 @@ export class ReadoutIndexer {
   readonly #values: MultiRowInsert
   readonly #aggregates: MultiRowInsert
   readonly #groups: MultiRowInsert
+  readonly #rowsPerStep: number
+  readonly #moleculesPerStep: number
   /** Definitions by protocol, as last read; forgotten after each step (protocols change). */
   #definitions = new Map<string, Map<number, ReadoutDefinitionEntry>>()
 
-  constructor(db: Database.Database) {
+  /** `steps`: smaller steps than the writer's, for tests that must cross many of them. */
+  constructor(db: Database.Database, steps: ReadoutIndexSteps = {}) {
     this.#db = db
+    this.#rowsPerStep = steps.rowsPerStep ?? rowsPerStep
+    this.#moleculesPerStep = steps.moleculesPerStep ?? moleculesPerStep
     this.#statements = prepare(db)
-    this.#values = new MultiRowInsert(db, 'INSERT OR REPLACE INTO readout_values', valueColumns)
+    // A step deletes its rows' values first: no cell it writes can be there already.
+    this.#values = new MultiRowInsert(db, 'INSERT INTO readout_values', valueColumns)
     this.#aggregates = new MultiRowInsert(
       db,
       'INSERT OR REPLACE INTO readout_aggregates',
@@ -180,7 +192,7 @@ export class ReadoutIndexer {
 
   #indexRows(): number {
     const s = this.#statements
-    const queued = s.nextRows.all(rowsPerStep) as QueuedRow[]
+    const queued = s.nextRows.all(this.#rowsPerStep) as QueuedRow[]
     if (queued.length === 0) return 0
     this.#definitions.clear()
     this.#values.discard()
@@ -237,52 +249,120 @@ export class ReadoutIndexer {
     return queued.length
   }
 
+  /**
+   * One step of aggregates, for one vault and protocol: up to `moleculesPerStep` queued molecules
+   * and the queued batches their rows name (or, when no molecule of the protocol is queued, up to
+   * as many queued batches). A row is parsed once for both levels (read per level, every row was
+   * parsed twice); each level is still computed from exactly the rows whose column names the
+   * subject.
+   */
   #aggregateGroups(): number {
     const s = this.#statements
-    const groups = s.nextGroups.all(groupsPerStep) as QueuedGroup[]
+    const head = s.nextGroup.get() as { vault_id: number; protocol_id: number } | undefined
+    if (!head) return 0
+    const { vault_id: vaultId, protocol_id: protocolId } = head
     this.#definitions.clear()
     this.#aggregates.discard()
-    // Queued groups come in key order: those of one vault, protocol and level are asked together.
-    for (const run of runsOfSameProtocolAndLevel(groups)) {
-      const { vault_id: vaultId, protocol_id: protocolId, level } = run[0]!
-      const subjectIds = JSON.stringify(run.map((group) => group.subject_id))
-      s.unqueueGroups.run(vaultId, protocolId, level, subjectIds)
-      s.deleteAggregates.run(vaultId, level, protocolId, subjectIds)
-      const leaving = s.deleteSubjects.run(vaultId, level, protocolId, subjectIds).changes
-      const definitions = this.#definitionsOf(vaultId, protocolId)
-      const bySubject = new Map<number, ResultRow[]>()
-      const rowsOf = level === 'batch' ? s.rowsOfBatches : s.rowsOfMolecules
-      for (const { subject_id: subjectId, json } of rowsOf.all(vaultId, protocolId, subjectIds) as {
-        subject_id: number
+    const definitions = this.#definitionsOf(vaultId, protocolId)
+    const parsed = new Map<number, ResultRow | null>()
+    const readRow = (id: number, json: string): ResultRow | null => {
+      let read = parsed.get(id)
+      if (read === undefined) {
+        read = readResultRow(JSON.parse(json), (definitionId) => definitions.get(definitionId))
+        parsed.set(id, read)
+      }
+      return read
+    }
+    const molecules = s.queuedSubjects.all(
+      vaultId,
+      protocolId,
+      'molecule',
+      this.#moleculesPerStep,
+    ) as number[]
+    const byMolecule = new Map<number, ResultRow[]>()
+    const batchesNamed = new Set<number>()
+    if (molecules.length > 0) {
+      for (const row of s.rowsOfMolecules.all(vaultId, protocolId, JSON.stringify(molecules)) as {
+        id: number
+        batch_id: number | null
+        molecule_id: number
         json: string
       }[]) {
-        const read = readResultRow(JSON.parse(json), (id) => definitions.get(id))
-        if (!read) continue
-        const rows = bySubject.get(subjectId)
-        if (rows) rows.push(read)
-        else bySubject.set(subjectId, [read])
+        if (row.batch_id !== null) batchesNamed.add(row.batch_id)
+        const read = readRow(row.id, row.json)
+        if (read) pushTo(byMolecule, row.molecule_id, read)
       }
-      const aggregated = aggregateDefinitions(definitions)
-      const subjects: number[] = []
-      for (const group of run) {
-        const rows = bySubject.get(group.subject_id)
-        if (!rows) continue
-        let cells = 0
-        for (const aggregate of aggregateRows(rows, aggregated, level)) {
-          if (aggregate.subjectId !== group.subject_id) continue
-          this.#aggregates.add(...aggregateColumns(group, aggregate))
-          cells++
-        }
-        if (cells > 0) subjects.push(group.subject_id)
+    }
+    const batches = (
+      molecules.length > 0
+        ? s.queuedOf.all(vaultId, protocolId, 'batch', JSON.stringify([...batchesNamed]))
+        : s.queuedSubjects.all(vaultId, protocolId, 'batch', this.#moleculesPerStep)
+    ) as number[]
+    const byBatch = new Map<number, ResultRow[]>()
+    if (batches.length > 0) {
+      for (const row of s.rowsOfBatches.all(vaultId, protocolId, JSON.stringify(batches)) as {
+        id: number
+        batch_id: number
+        json: string
+      }[]) {
+        const read = readRow(row.id, row.json)
+        if (read) pushTo(byBatch, row.batch_id, read)
       }
-      const joining =
-        subjects.length === 0
-          ? 0
-          : s.insertSubjects.run(vaultId, level, protocolId, JSON.stringify(subjects)).changes
-      if (joining !== leaving) s.countSubjects.run(vaultId, level, protocolId, joining - leaving)
+    }
+    const aggregated = aggregateDefinitions(definitions)
+    let done = 0
+    if (molecules.length > 0) {
+      done += this.#aggregateSubjects(
+        vaultId,
+        protocolId,
+        'molecule',
+        molecules,
+        byMolecule,
+        aggregated,
+      )
+    }
+    if (batches.length > 0) {
+      done += this.#aggregateSubjects(vaultId, protocolId, 'batch', batches, byBatch, aggregated)
     }
     this.#aggregates.finish()
-    return groups.length
+    return done
+  }
+
+  /**
+   * Replaces the aggregates and subjects of the given subjects of one level with those computed
+   * from their rows; answers how many groups left the queue.
+   */
+  #aggregateSubjects(
+    vaultId: number,
+    protocolId: number,
+    level: Level,
+    subjectIds: readonly number[],
+    rowsOf: ReadonlyMap<number, ResultRow[]>,
+    aggregated: ReadonlyMap<number, AggregateDefinition>,
+  ): number {
+    const s = this.#statements
+    const listed = JSON.stringify(subjectIds)
+    const unqueued = s.unqueueGroups.run(vaultId, protocolId, level, listed).changes
+    s.deleteAggregates.run(vaultId, level, protocolId, listed)
+    const leaving = s.deleteSubjects.run(vaultId, level, protocolId, listed).changes
+    const subjects: number[] = []
+    for (const subjectId of subjectIds) {
+      const rows = rowsOf.get(subjectId)
+      if (!rows) continue
+      let cells = 0
+      for (const aggregate of aggregateRows(rows, aggregated, level)) {
+        if (aggregate.subjectId !== subjectId) continue
+        this.#aggregates.add(...aggregateColumns(vaultId, level, subjectId, aggregate))
+        cells++
+      }
+      if (cells > 0) subjects.push(subjectId)
+    }
+    const joining =
+      subjects.length === 0
+        ? 0
+        : s.insertSubjects.run(vaultId, level, protocolId, JSON.stringify(subjects)).changes
+    if (joining !== leaving) s.countSubjects.run(vaultId, level, protocolId, joining - leaving)
+    return unqueued
   }
 
   #definitionsOf(vaultId: number, protocolId: number | null): Map<number, ReadoutDefinitionEntry> {
@@ -383,31 +463,25 @@ function byVault(rows: readonly QueuedRow[]): Map<number, QueuedRow[]> {
   return vaults
 }
 
-/** Consecutive queued groups of the same vault, protocol and level. */
-function runsOfSameProtocolAndLevel(groups: readonly QueuedGroup[]): QueuedGroup[][] {
-  const runs: QueuedGroup[][] = []
-  for (const group of groups) {
-    const last = runs.at(-1)?.[0]
-    if (
-      last &&
-      last.vault_id === group.vault_id &&
-      last.protocol_id === group.protocol_id &&
-      last.level === group.level
-    ) {
-      runs.at(-1)!.push(group)
-    } else runs.push([group])
-  }
-  return runs
+function pushTo<Key, Value>(map: Map<Key, Value[]>, key: Key, value: Value): void {
+  const list = map.get(key)
+  if (list) list.push(value)
+  else map.set(key, [value])
 }
 
 /** An aggregate as stored, in the order of `aggregateColumnNames` (see `aggregateCell`). */
-function aggregateColumns(group: QueuedGroup, groupAggregate: GroupAggregate): SqlValue[] {
+function aggregateColumns(
+  vaultId: number,
+  level: Level,
+  subjectId: number,
+  groupAggregate: GroupAggregate,
+): SqlValue[] {
   const { protocolId, definitionId, inputs, aggregate } = groupAggregate
   const cell = aggregateCell(groupAggregate)
   return [
-    group.vault_id,
-    group.level,
-    group.subject_id,
+    vaultId,
+    level,
+    subjectId,
     protocolId,
     definitionId,
     cell.source,
@@ -484,17 +558,32 @@ function prepare(db: Database.Database) {
       `DELETE FROM readout_index_queue
          WHERE vault_id = ? AND row_id IN (SELECT value FROM json_each(?))`,
     ),
-    nextGroups: db.prepare(
-      `SELECT vault_id, protocol_id, level, subject_id FROM readout_group_queue
-         ORDER BY vault_id, protocol_id, level, subject_id LIMIT ?`,
+    nextGroup: db.prepare(
+      `SELECT vault_id, protocol_id FROM readout_group_queue
+         ORDER BY vault_id, protocol_id, level, subject_id LIMIT 1`,
     ),
+    queuedSubjects: db
+      .prepare(
+        `SELECT subject_id FROM readout_group_queue
+           WHERE vault_id = ? AND protocol_id = ? AND level = ? ORDER BY subject_id LIMIT ?`,
+      )
+      .pluck(),
+    queuedOf: db
+      .prepare(
+        `SELECT subject_id FROM readout_group_queue
+           WHERE vault_id = ? AND protocol_id = ? AND level = ?
+             AND subject_id IN (SELECT value FROM json_each(?))`,
+      )
+      .pluck(),
     unqueueGroups: db.prepare(
       `DELETE FROM readout_group_queue
          WHERE vault_id = ? AND protocol_id = ? AND level = ?
            AND subject_id IN (SELECT value FROM json_each(?))`,
     ),
+    // Along the subjects' index: by the primary key, SQLite read every aggregate of the protocol
+    // at each step, which made building the index quadratic in the protocol's size.
     deleteAggregates: db.prepare(
-      `DELETE FROM readout_aggregates
+      `DELETE FROM readout_aggregates INDEXED BY readout_aggregates_by_subject
          WHERE vault_id = ? AND level = ? AND protocol_id = ?
            AND subject_id IN (SELECT value FROM json_each(?))`,
     ),
@@ -516,11 +605,11 @@ function prepare(db: Database.Database) {
     // `+protocol_id` keeps SQLite from reading the protocol's every row through its index: a
     // protocol has thousands of rows, a molecule or batch a few.
     rowsOfBatches: db.prepare(
-      `SELECT batch_id AS subject_id, json FROM readout_rows
+      `SELECT id, batch_id, json FROM readout_rows
          WHERE vault_id = ? AND +protocol_id = ? AND batch_id IN (SELECT value FROM json_each(?))`,
     ),
     rowsOfMolecules: db.prepare(
-      `SELECT molecule_id AS subject_id, json FROM readout_rows
+      `SELECT id, batch_id, molecule_id, json FROM readout_rows
          WHERE vault_id = ? AND +protocol_id = ?
            AND molecule_id IN (SELECT value FROM json_each(?))`,
     ),

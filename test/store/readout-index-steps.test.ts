@@ -9,6 +9,8 @@
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { configureCache } from '../../src-main/store/cache-database.ts'
+import { ReadoutIndexer } from '../../src-main/store/readout-index.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
 
@@ -100,15 +102,22 @@ describe('the readout value index, built in many steps', () => {
   const temporaryDirectory = useTemporaryDirectory()
   let cache: VaultCache
   let reader: Database.Database
+  let writer: Database.Database
+  /** Steps far smaller than the writer's, so that groups and replicates span many of them. */
+  let indexer: ReadoutIndexer
 
   beforeEach(() => {
     const file = path.join(temporaryDirectory(), 'cache.db')
     cache = VaultCache.open(file).cache
     for (const vault of [1, 2]) cache.applyPage('protocols', vault, [protocol])
     reader = new Database(file, { readonly: true })
+    writer = new Database(file)
+    configureCache(writer)
+    indexer = new ReadoutIndexer(writer, { rowsPerStep: 250, moleculesPerStep: 20 })
   })
   afterEach(async () => {
     reader.close()
+    writer.close()
     await cache.close()
   })
 
@@ -183,7 +192,7 @@ describe('the readout value index, built in many steps', () => {
     cache.applyPage('readout_rows', 2, second.map(record))
     const heard: unknown[] = []
     const counted: unknown[] = []
-    cache.readoutIndex().complete((backlog) => {
+    indexer.complete((backlog) => {
       heard.push(backlog)
       counted.push(queued())
     })
@@ -199,7 +208,7 @@ describe('the readout value index, built in many steps', () => {
   it('follows rows changed and deleted across many groups', () => {
     const rows = rowsOf(1, 1800, 250)
     cache.applyPage('readout_rows', 1, rows.map(record))
-    cache.readoutIndex().complete()
+    indexer.complete()
     // Every third row an outlier now, with a new value.
     const changed = rows.map((row) =>
       row.id % 3 === 0 ? { ...row, outlier: true, inhibition: row.inhibition + 1 } : row,
@@ -214,7 +223,7 @@ describe('the readout value index, built in many steps', () => {
     )
     const heard: unknown[] = []
     const counted: unknown[] = []
-    cache.readoutIndex().complete((backlog) => {
+    indexer.complete((backlog) => {
       heard.push(backlog)
       counted.push(queued())
     })
