@@ -81,6 +81,7 @@ export class RecordWriter {
   readonly #projectDelete: Database.Statement<[number, number]>
   readonly #vanishedBatches: Database.Statement<[number, number, string], number>
   readonly #batchesOfMolecules: Database.Statement<[number, string], number>
+  readonly #rowsOfNewProtocols: Database.Statement<[number, string]>
 
   constructor(db: Database.Database) {
     this.#db = db
@@ -100,6 +101,11 @@ export class RecordWriter {
            AND molecule_id IN (SELECT value FROM json_each(?)) RETURNING row_id`,
       )
       .pluck()
+    this.#rowsOfNewProtocols = db.prepare(
+      `INSERT OR IGNORE INTO readout_index_queue (vault_id, row_id)
+         SELECT vault_id, id FROM readout_rows
+          WHERE vault_id = ? AND protocol_id IN (SELECT value FROM json_each(?))`,
+    )
   }
 
   /**
@@ -112,6 +118,7 @@ export class RecordWriter {
     try {
       const replaced = this.#upsert(kind, page.vaultId, page.rows, keep, false)
       if (page.nested) this.#writeBatchesOf(page.vaultId, page.rows, page.nested, replaced)
+      if (kind.name === 'protocols') this.#readProtocolRowsAgain(page.vaultId, page.rows, replaced)
     } catch (error) {
       // The caller's transaction undoes what the page wrote; rows it gave a multi-row INSERT
       // that did not run yet are dropped here, or the next page would write them.
@@ -268,6 +275,17 @@ export class RecordWriter {
     })
     values[json] = JSON.stringify(record)
     return record
+  }
+
+  /**
+   * Queues for the readout index the rows of protocols new to the cache: a sync stores readout
+   * rows before their protocols, and rows indexed meanwhile were read without the readout
+   * definitions (units, data types, aggregations). A protocol that changes its definitions has
+   * its rows queued by cache step 7's trigger.
+   */
+  #readProtocolRowsAgain(vaultId: number, rows: PreparedRows, replaced: readonly boolean[]): void {
+    const added = rows.ids.filter((_id, row) => !replaced[row])
+    if (added.length > 0) this.#rowsOfNewProtocols.run(vaultId, JSON.stringify(added))
   }
 
   #writeBatchesOf(

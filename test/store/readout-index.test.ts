@@ -136,6 +136,45 @@ describe('the readout value index', () => {
     expect(subjects).toEqual([101, 102, 201, 202, 203])
   })
 
+  it('reads rows indexed before their protocol came again once it does, as sync stores them', async () => {
+    // A sync stores readout rows before protocols: rows indexed in between had no definitions.
+    const early = path.join(path.dirname(file), 'early.db')
+    const { cache: other } = VaultCache.open(early)
+    try {
+      other.applyPage('readout_rows', vault, rows)
+      other.readoutIndex().complete()
+      const read = new Database(early, { readonly: true })
+      const cell = () =>
+        read
+          .prepare(
+            'SELECT kind, number FROM readout_values WHERE vault_id = ? AND row_id = 4 AND definition_id = 101',
+          )
+          .get(vault)
+      const ic50 = () =>
+        read
+          .prepare(
+            `SELECT aggregation, number FROM readout_aggregates
+               WHERE vault_id = ? AND level = 'batch' AND subject_id = 201 AND definition_id = 101`,
+          )
+          .get(vault)
+      try {
+        // Without its definition, "500 nM" is text and IC50 is averaged arithmetically.
+        expect(cell()).toEqual({ kind: 'text', number: null })
+        expect(ic50()).toMatchObject({ aggregation: 'arithmetic mean' })
+        other.applyPage('protocols', vault, [protocol])
+        expect(other.readoutIndex().backlog().rows).toBe(rows.length)
+        other.readoutIndex().complete()
+        expect(cell()).toEqual({ kind: 'number', number: 0.5 })
+        // Geometric mean of 2 and 8 (1000 an outlier) = 4.
+        expect(ic50()).toEqual({ aggregation: 'geometric mean', number: 4 })
+      } finally {
+        read.close()
+      }
+    } finally {
+      await other.close()
+    }
+  })
+
   it('follows changes: a new outlier, a deleted row, new definitions', () => {
     cache.readoutIndex().complete()
     cache.applyPage('readout_rows', vault, [
