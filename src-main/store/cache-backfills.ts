@@ -48,8 +48,10 @@ export class IdleBackfills {
       const end = backfill.sliceEnd(pending.next_row_id)
       if (end === null || end >= pending.last_row_id) {
         backfill.fill(pending.next_row_id, pending.last_row_id)
-        backfill.finish?.()
-        finish.run(pending.step)
+        // Filled: a finish with more to do is called again in the next slice, which fills
+        // nothing but the last row again (fills may be repeated).
+        if (backfill.finish?.() === false) advance.run(pending.last_row_id, pending.step)
+        else finish.run(pending.step)
       } else {
         backfill.fill(pending.next_row_id, end)
         advance.run(end + 1, pending.step)

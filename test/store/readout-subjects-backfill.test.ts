@@ -254,6 +254,33 @@ describe('cache step 9 in a cache with readout aggregates', () => {
     }
   })
 
+  it('makes the two indexes in transactions of their own, readers answering the same between', () => {
+    const aggregates = aggregatesOf()
+    const db = upgradedCache(aggregates)
+    try {
+      const before = tablesOf(db)
+      const { fill, finish } = cacheBackfills[9]!(db)
+      fill(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+      // The first finish counts and makes the index of values; the second, that of aggregates.
+      expect(db.transaction(() => finish!())()).toBe(false)
+      expect(indexNames(db)).toEqual([
+        'readout_aggregates_by_subject',
+        'readout_aggregates_by_value',
+        'readout_values_by_batch',
+        'readout_values_by_cell',
+        'readout_values_by_molecule',
+      ])
+      expect(keptOf(db)).toEqual(expectedOf(aggregates))
+      expect(tablesOf(db)).toEqual(before)
+      expect(db.transaction(() => finish!())()).toBe(true)
+      expect(indexNames(db)).toContain('readout_aggregates_by_cell')
+      expect(indexNames(db)).not.toContain('readout_aggregates_by_value')
+      expect(tablesOf(db)).toEqual(before)
+    } finally {
+      db.close()
+    }
+  })
+
   it('does everything at once in a cache without readout values or aggregates', () => {
     const db = upgradedCache([])
     try {
