@@ -43,19 +43,32 @@ export interface ExportColumns {
   /** Per column: whether its values are the vault's ISO 8601 dates or timestamps. */
   readonly dates: readonly boolean[]
   values(record: ExportRecord): ExportValue[]
+  /** The value of one column: a writer that walks the columns makes no array per record. */
+  value(record: ExportRecord, index: number): ExportValue
 }
 
-interface Column {
+/** A column an export writes, before headers are made unique. */
+export interface ExportColumn {
   header: string
   date: boolean
   value: (record: ExportRecord) => ExportValue
+}
+
+/** Columns as a writer takes them: headers made unique, values read column by column. */
+export function fixedColumns(columns: readonly ExportColumn[]): ExportColumns {
+  return {
+    headers: uniqueHeaders(columns.map((column) => column.header)),
+    dates: columns.map((column) => column.date),
+    values: (record) => columns.map((column) => column.value(record)),
+    value: (record, index) => columns[index]!.value(record),
+  }
 }
 
 /** The columns the kind's list shows, after the record's ID (and the similarity, if asked). */
 export function viewColumns(kindName: string, options: { similarity: boolean }): ExportColumns {
   const kind = kindDeclaration(kindName)
   const listed = kind.browse?.list?.columns ?? fallbackColumns(kindName)
-  const columns: Column[] = [
+  const columns: ExportColumn[] = [
     { header: 'ID', date: false, value: ({ row }) => row.id },
     ...(options.similarity
       ? [
@@ -75,23 +88,25 @@ export function viewColumns(kindName: string, options: { similarity: boolean }):
       }
     }),
   ]
-  const headers = uniqueHeaders(columns.map((column) => column.header))
-  return {
-    headers,
-    dates: columns.map((column) => column.date),
-    values: (record) => columns.map((column) => column.value(record)),
-  }
+  return fixedColumns(columns)
 }
 
 /** Every field named (in the order first seen), each read from the flattened record. */
 export function fieldColumns(names: readonly string[]): ExportColumns {
+  // The last record's fields: a writer asks for its columns one after the other.
+  let last: { json: JsonObject; fields: Map<string, ExportValue> } | null = null
+  const fieldsOf = (json: JsonObject): Map<string, ExportValue> => {
+    if (last?.json !== json) last = { json, fields: flattenRecord(json) }
+    return last.fields
+  }
   return {
     headers: names,
     dates: names.map(() => false),
     values: ({ row }) => {
-      const fields = flattenRecord(row.json)
+      const fields = fieldsOf(row.json)
       return names.map((name) => fields.get(name) ?? null)
     },
+    value: ({ row }, index) => fieldsOf(row.json).get(names[index]!) ?? null,
   }
 }
 

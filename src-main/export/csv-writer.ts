@@ -6,8 +6,9 @@
  * the Excel-friendly choice adds it. Numbers are written as JavaScript's shortest exact text
  * (`0.1`, `1e-7`), booleans as `true`/`false`, nothing for an empty value.
  */
+import { ByteChunks } from './byte-chunks.ts'
 import type { ExportColumns, ExportRecord, ExportValue } from './columns.ts'
-import { outputChunkChars, type ExportOutput } from './output.ts'
+import type { ExportOutput } from './output.ts'
 import type { RecordWriter } from './record-writer.ts'
 
 export interface CsvOptions {
@@ -15,42 +16,59 @@ export interface CsvOptions {
   bom: boolean
 }
 
+const comma = 0x2c
+const carriageReturn = 0x0d
+const lineFeed = 0x0a
+
+/** Each field is encoded straight into reused byte chunks (byte-chunks.ts): no line strings. */
 export function csvWriter(
   output: ExportOutput,
   columns: ExportColumns,
   options: CsvOptions,
 ): RecordWriter {
+  const chunks = new ByteChunks(output)
+  const count = columns.headers.length
   let started = false
-  const header = (): string => {
-    if (started) return ''
+  const header = (): void => {
+    if (started) return
     started = true
-    return `${options.bom ? '\uFEFF' : ''}${csvLine(columns.headers)}`
+    if (options.bom) chunks.text('\uFEFF')
+    for (let index = 0; index < count; index++) {
+      if (index > 0) chunks.byte(comma)
+      chunks.text(csvField(columns.headers[index]!))
+    }
+    lineEnd(chunks)
   }
   return {
     async write(records: readonly ExportRecord[]) {
-      let text = header()
+      header()
       for (const record of records) {
-        text += csvLine(columns.values(record))
-        if (text.length >= outputChunkChars) {
-          await output.write(text)
-          text = ''
+        for (let index = 0; index < count; index++) {
+          if (index > 0) chunks.byte(comma)
+          writeField(chunks, columns.value(record, index))
         }
+        lineEnd(chunks)
+        if (chunks.pending) await chunks.flush()
       }
-      await output.write(text)
+      await chunks.flushAll()
     },
     async finish() {
-      await output.write(header())
+      header()
+      await chunks.flushAll()
     },
   }
 }
 
-function csvLine(values: readonly ExportValue[]): string {
-  let line = ''
-  for (let index = 0; index < values.length; index++) {
-    if (index > 0) line += ','
-    line += csvField(values[index] ?? null)
-  }
-  return `${line}\r\n`
+function lineEnd(chunks: ByteChunks): void {
+  chunks.byte(carriageReturn)
+  chunks.byte(lineFeed)
+}
+
+function writeField(chunks: ByteChunks, value: ExportValue): void {
+  if (value === null) return
+  // A number's text is ASCII: digits, sign, point, exponent, Infinity.
+  if (typeof value === 'number') chunks.ascii(String(value))
+  else chunks.text(csvField(value))
 }
 
 export function csvField(value: ExportValue): string {

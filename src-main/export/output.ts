@@ -41,11 +41,19 @@ export class ExportOutput {
     if (this.#failure) throw this.#failure
   }
 
-  async write(chunk: string | Uint8Array): Promise<void> {
+  /**
+   * Hands a chunk to the stream; resolves once the stream can take more. `written` is called once
+   * the stream is done with the chunk (written, or failed): until then a Buffer handed over must
+   * not be changed, after it may be filled again.
+   */
+  async write(chunk: string | Uint8Array, written?: () => void): Promise<void> {
     this.throwIfFailed()
-    if (chunk.length === 0) return
+    if (chunk.length === 0) {
+      written?.()
+      return
+    }
     this.#bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
-    if (this.stream.write(chunk)) return
+    if (this.stream.write(chunk, written && (() => written()))) return
     await this.#drained()
   }
 

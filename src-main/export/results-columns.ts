@@ -17,7 +17,8 @@ import type {
 import type { ResultsCell, ResultsLevel } from '../../src-common/analysis/readouts/results-table.ts'
 import { toText, type JsonObject } from '../../src-common/values.ts'
 import {
-  uniqueHeaders,
+  fixedColumns,
+  type ExportColumn,
   type ExportColumns,
   type ExportRecord,
   type ExportValue,
@@ -29,18 +30,12 @@ export interface ResultsExportColumn {
   readout: ReadoutDefinitionEntry
 }
 
-interface Column {
-  header: string
-  date: boolean
-  value: (record: ExportRecord) => ExportValue
-}
-
 export function resultsColumns(
   level: ResultsLevel,
   readouts: readonly ResultsExportColumn[],
   options: { smiles: boolean },
 ): ExportColumns {
-  const columns: Column[] = [
+  const columns: ExportColumn[] = [
     { header: 'ID', date: false, value: ({ result }) => result?.subjectId ?? null },
     ...(level === 'batch'
       ? [
@@ -55,7 +50,7 @@ export function resultsColumns(
     ...(options.smiles
       ? [{ header: 'SMILES', date: false, value: ({ row }: ExportRecord) => smilesOf(row.json) }]
       : []),
-    ...readouts.flatMap(({ protocol, readout }, index): Column[] => {
+    ...readouts.flatMap(({ protocol, readout }, index): ExportColumn[] => {
       const name = `${protocol.name}: ${readout.name}`
       const cell = (record: ExportRecord): ResultsCell | null => record.result?.cells[index] ?? null
       return [
@@ -78,11 +73,7 @@ export function resultsColumns(
       ]
     }),
   ]
-  return {
-    headers: uniqueHeaders(columns.map((column) => column.header)),
-    dates: columns.map((column) => column.date),
-    values: (record) => columns.map((column) => column.value(record)),
-  }
+  return fixedColumns(columns)
 }
 
 /** A molecule's SMILES as its record gives it (CXSMILES when that is all it has). */

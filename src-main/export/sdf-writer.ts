@@ -5,34 +5,84 @@
  * molfile, so that no record of the list goes missing. Empty values are left out, as SD writers
  * do. A value cannot hold a blank line (it would end the item early), so blank lines inside a
  * value are dropped; a data line that would read as a record's end gets a leading space.
+ *
+ * Written as bytes into reused chunks (byte-chunks.ts): each header line is made once, and the
+ * molfile, title and values are encoded straight into the chunk, so that a record costs no
+ * string, array or Buffer of its own (export.bench.ts).
  */
-import type { ExportRecord, ExportValue } from './columns.ts'
-import { outputChunkChars, type ExportOutput } from './output.ts'
+import { ByteChunks } from './byte-chunks.ts'
+import type { ExportColumns, ExportRecord, ExportValue } from './columns.ts'
+import type { ExportOutput } from './output.ts'
 import type { RecordWriter } from './record-writer.ts'
 
 /** The data items of a record, by name. */
 export type SdProperties = (record: ExportRecord) => Iterable<readonly [string, ExportValue]>
 
-export function sdfWriter(output: ExportOutput, properties: SdProperties): RecordWriter {
+const lineFeed = 0x0a
+const itemEnd = Buffer.from('\n\n')
+const recordEnd = Buffer.from('$$$$\n')
+
+/**
+ * An SD file's writer. Its data items are fixed columns (each header line made once), or named by
+ * each record (every field of the record).
+ */
+export function sdfWriter(output: ExportOutput, items: ExportColumns | SdProperties): RecordWriter {
+  const chunks = new ByteChunks(output)
+  const columns = typeof items === 'function' ? null : items
+  const named = typeof items === 'function' ? items : null
+  const headerLines = columns?.headers.map(headerLine) ?? []
+  // Each name's header line, made once (the names of every field grow with the names only).
+  const linesByName = new Map<string, Buffer>()
+  const lineOf = (name: string): Buffer => {
+    let line = linesByName.get(name)
+    if (line === undefined) linesByName.set(name, (line = headerLine(name)))
+    return line
+  }
   return {
     async write(records: readonly ExportRecord[]) {
-      let text = ''
       for (const record of records) {
-        text += titled(record.molblock ?? emptyMolblock, titleOf(record))
-        for (const [name, value] of properties(record)) {
-          const lines = value === null ? '' : propertyText(value)
-          if (lines !== '') text += `>  <${propertyName(name)}>\n${lines}\n\n`
+        writeMolfile(chunks, record.molblock ?? emptyMolblock, titleOf(record))
+        if (columns !== null) {
+          for (let index = 0; index < headerLines.length; index++) {
+            writeItem(chunks, headerLines[index]!, columns.value(record, index))
+          }
         }
-        text += '$$$$\n'
-        if (text.length >= outputChunkChars) {
-          await output.write(text)
-          text = ''
+        if (named !== null) {
+          for (const [name, value] of named(record)) writeItem(chunks, lineOf(name), value)
         }
+        chunks.bytes(recordEnd)
+        if (chunks.pending) await chunks.flush()
       }
-      await output.write(text)
+      await chunks.flushAll()
     },
-    async finish() {},
+    async finish() {
+      await chunks.flushAll()
+    },
   }
+}
+
+/** A data item's header line, `>  <name>`, as bytes. */
+function headerLine(name: string): Buffer {
+  return Buffer.from(`>  <${propertyName(name)}>\n`, 'utf8')
+}
+
+/** A data item: its header line, its value's lines and the blank line; nothing when empty. */
+function writeItem(chunks: ByteChunks, header: Uint8Array, value: ExportValue): void {
+  if (value === null) return
+  if (typeof value === 'number') {
+    chunks.bytes(header)
+    // A number's text is ASCII: digits, sign, point, exponent, Infinity.
+    chunks.ascii(String(value))
+  } else if (typeof value === 'boolean') {
+    chunks.bytes(header)
+    chunks.ascii(value ? 'true' : 'false')
+  } else {
+    const lines = propertyText(value)
+    if (lines === '') return
+    chunks.bytes(header)
+    chunks.text(lines)
+  }
+  chunks.bytes(itemEnd)
 }
 
 /** A molfile without atoms: how an SD file keeps a record that has no structure. */
@@ -83,29 +133,45 @@ function isBlank(code: number): boolean {
 
 function titleOf(record: ExportRecord): string {
   const name = record.row.columns.name
-  const title = typeof name === 'string' && name.trim() !== '' ? name : String(record.row.id ?? '')
-  // The title is one line of at most 80 characters.
-  return title.replace(/[\r\n]+/g, ' ').slice(0, 80)
+  const title = typeof name === 'string' && /\S/.test(name) ? name : String(record.row.id ?? '')
+  // The title is one line of at most 80 characters, a character's surrogate pair kept whole; a
+  // title that would read as a record's end (`$$$$`) gets a leading space, as a value's line does.
+  const oneLine =
+    title.includes('\n') || title.includes('\r') ? title.replace(/[\r\n]+/g, ' ') : title
+  const line = oneLine.startsWith('$$$$') ? ` ${oneLine}` : oneLine
+  if (line.length <= 80) return line
+  return line.slice(0, isHighSurrogate(line.charCodeAt(79)) ? 79 : 80)
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
 }
 
 /**
- * The molfile with `title` as its first line, LF line ends, ending at `M  END`. Sliced rather than
- * split into lines: an SD file of 250k molecules would make ten million strings of them.
+ * The molfile with `title` as its first line, LF line ends, ending at `M  END`. Written in slices
+ * rather than split into lines: an SD file of 250k molecules would make ten million strings of
+ * them.
  */
-function titled(molblock: string, title: string): string {
+function writeMolfile(chunks: ByteChunks, molblock: string, title: string): void {
   const text = molblock.includes('\r') ? molblock.replace(/\r\n?/g, '\n') : molblock
-  const end = endLineAt(text)
+  chunks.text(title)
   const firstBreak = text.indexOf('\n')
-  if (firstBreak < 0) return `${title}\n`
-  return `${title}${text.slice(firstBreak, end >= 0 ? end : text.length)}\n`
+  if (firstBreak >= 0) {
+    const end = endLineAt(text)
+    chunks.text(text.slice(firstBreak, end >= 0 ? end : text.length))
+  }
+  chunks.byte(lineFeed)
 }
 
 function propertyName(name: string): string {
   return name.replace(/[<>\r\n]+/g, ' ').trim() || '?'
 }
 
-function propertyText(value: Exclude<ExportValue, null>): string {
-  const text = typeof value === 'string' ? value : String(value)
+/**
+ * A value's lines as an SD file can hold them: line ends made LF, blank lines dropped (a blank
+ * line ends the item), a line that would read as the record's end (`$$$$`) given a leading space.
+ */
+function propertyText(text: string): string {
   if (!/[\r\n]|^\$\$\$\$|^\s*$/.test(text)) return text
   return text
     .replace(/\r\n?/g, '\n')

@@ -632,11 +632,7 @@ export class ExportService {
             : Object.fromEntries(zip(columns.headers, columns.values(record))),
         )
       case 'sdf':
-        return sdfWriter(output, (record) =>
-          columns === null
-            ? sdFields(record.row.json)
-            : zip(columns.headers, columns.values(record)),
-        )
+        return sdfWriter(output, columns ?? ((record) => sdFields(record.row.json)))
     }
   }
 
