@@ -20,7 +20,7 @@ import { Router } from './core/router.ts'
 import { seedDatabase } from './core/seed.ts'
 import type { SeedOption } from './core/seed.ts'
 import type { SeedCast } from './core/seed-cast.ts'
-import type { SimCore, SimLimits } from './core/sim-core.ts'
+import type { ListedFile, SimCore, SimLimits } from './core/sim-core.ts'
 import { createStats, resetStats } from './core/stats.ts'
 import type { SimStats } from './core/stats.ts'
 import { simModules } from './modules.ts'
@@ -158,8 +158,15 @@ async function startOn(
     deleteMoleculeDependents: (moleculeId) => {
       for (const module of simModules) module.moleculeDeletion?.(db, moleculeId)
     },
-    moleculeFiles: (moleculeId) =>
-      simModules.flatMap((module) => module.moleculeFiles?.(db, moleculeId) ?? []),
+    moleculeFiles: (moleculeIds) => {
+      const files = new Map<number, ListedFile[]>()
+      for (const module of simModules) {
+        for (const [id, listed] of module.moleculeFiles?.(db, moleculeIds) ?? []) {
+          files.set(id, [...(files.get(id) ?? []), ...listed])
+        }
+      }
+      return files
+    },
     protocolCriteria: simModules.find((module) => module.protocolCriteria)?.protocolCriteria,
   }
   const router = new Router()

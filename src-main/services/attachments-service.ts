@@ -230,8 +230,9 @@ export class AttachmentsService {
 
   /**
    * The files of one record and their state, for its page: those its cached record and the
-   * cache's file records name, and (online, for a molecule, which lists its files only when read
-   * alone) those the vault lists now, remembered for the background's next pass.
+   * cache's file records name, and (online, for a molecule, whose files attached since it synced
+   * leave its modified_at as it was) those the vault lists now, remembered for the background's
+   * next pass.
    */
   async forRecord(
     connectionId: string,

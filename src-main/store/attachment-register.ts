@@ -53,8 +53,8 @@ const migrations = [
         PRIMARY KEY (vault_id, file_id)
       );
       CREATE INDEX attachments_by_state ON attachments (state);
-      -- Files learned of by reading one record online (a molecule lists its files only when it
-      -- is read alone): the cache's lists do not name them.
+      -- Files learned of by reading one record online (a molecule's files attached after it was
+      -- synced: attaching leaves its modified_at, so the cache's copy does not name them).
       CREATE TABLE known_files (
         vault_id INTEGER NOT NULL,
         file_id INTEGER NOT NULL,
@@ -328,7 +328,7 @@ export function attachmentCandidates(cacheFile: string, vaultId: number): Attach
         })
       }
     }
-    // Molecules (when read alone), runs and protocols list their files as `source_files`.
+    // Molecules, runs and protocols list their files as `source_files`, in lists too.
     for (const table of ['molecules', 'runs', 'protocols'].filter((name) => tables.has(name))) {
       const rows = db
         .prepare<[number], { id: unknown; name: unknown }>(

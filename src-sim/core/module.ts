@@ -4,7 +4,7 @@ import type { Exportable } from './exports/exportable.ts'
 import type { Random } from './random.ts'
 import type { Router } from './router.ts'
 import type { SeedCast } from './seed-cast.ts'
-import type { DependentKind, ProtocolCriteriaResolver, SimCore } from './sim-core.ts'
+import type { DependentKind, ListedFile, ProtocolCriteriaResolver, SimCore } from './sim-core.ts'
 
 /**
  * A resource family: its tables, its routes, its part of the seeds and the hooks other families
@@ -32,10 +32,10 @@ export interface SimModule {
    */
   moleculeDeletion?: (db: Database, moleculeId: number) => void
   /**
-   * The files attached to a molecule, oldest first, as its record lists them (docs/spec/gaps.md:
-   * `source_files[{id,name}]`).
+   * The files attached to each of these molecules, oldest first, as their records list them
+   * (docs/spec/gaps.md: `source_files[{id,name}]`); a molecule without files is not in the map.
    */
-  moleculeFiles?: (db: Database, moleculeId: number) => { id: number; name: string }[]
+  moleculeFiles?: (db: Database, moleculeIds: readonly number[]) => Map<number, ListedFile[]>
   /** Resolves the protocol_criteria of molecule and batch queries (the assay module). */
   protocolCriteria?: ProtocolCriteriaResolver
 }

@@ -7,6 +7,12 @@ import type { IndexingSettings } from '../resources/molecule-query/indexing-sett
 import type { SimStats } from './stats.ts'
 import type { SimUser, SimVault, VaultRole } from './users-and-vaults.ts'
 
+/** A file as a record lists it (`source_files`). */
+export interface ListedFile {
+  id: number
+  name: string
+}
+
 // SimCore and VaultAccess refer to each other (`access.sim`, `sim.accessFor`), as do the export
 // and protocol-criteria members of SimCore to VaultAccess, so they share this file: apart, their
 // files would import each other.
@@ -42,8 +48,11 @@ export interface SimCore {
   dependentData(kind: DependentKind, id: number): string[]
   /** Runs every module's moleculeDeletion hook (see deleteMolecule). */
   deleteMoleculeDependents(moleculeId: number): void
-  /** The files attached to a molecule, oldest first (every module's moleculeFiles hook). */
-  moleculeFiles(moleculeId: number): { id: number; name: string }[]
+  /**
+   * The files attached to each of these molecules, oldest first (every module's moleculeFiles
+   * hook); a molecule without files is not in the map.
+   */
+  moleculeFiles(moleculeIds: readonly number[]): Map<number, ListedFile[]>
   /**
    * Bumped after every successful write through the API (any POST, PUT or DELETE that is not a
    * query form), so modules may cache query results keyed on it.

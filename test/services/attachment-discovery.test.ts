@@ -13,9 +13,10 @@ import { buildDoseResponse, type DoseResponseFixture } from '../sim/domain/assay
 import { nextEvent, testServices } from './support.ts'
 
 /**
- * Sync finds the files of runs, protocols and notebook entries without a page being opened: runs
- * and protocols list theirs in their records (`source_files`), notebook entries in the vault's
- * entries export (administrators), read again only for entries changed since.
+ * Sync finds the files of molecules, runs, protocols and notebook entries without a page being
+ * opened: molecules, runs and protocols list theirs in their records (`source_files`, in the lists
+ * and the molecules export sync reads too), notebook entries in the vault's entries export
+ * (administrators), read again only for entries changed since.
  */
 
 let sim: VaultSim
@@ -34,7 +35,7 @@ interface Attached {
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
 async function attach(
-  resourceClass: 'run' | 'protocol' | 'eln_entry',
+  resourceClass: 'molecule' | 'run' | 'protocol' | 'eln_entry',
   resourceId: number,
   name: string,
   bytes: Buffer,
@@ -49,6 +50,8 @@ async function attach(
   return { id, bytes }
 }
 
+let moleculeId: number
+let moleculeFile: Attached
 let runFile: Attached
 let protocolFile: Attached
 let entryFileInBody: Attached
@@ -78,6 +81,13 @@ beforeAll(async () => {
     Buffer.from('well,rlu\nA01,1\n'),
   )
   protocolFile = await attach('protocol', assay.protocolId, 'SOP.txt', Buffer.from('1. Mix.\n'))
+  const { id: created } = await admin.molecules.create(vaultId, {
+    name: 'VD-files',
+    smiles: 'CC(=O)Nc1ccc(O)cc1',
+    projects: [sim.cast.projects.kinase.id],
+  })
+  moleculeId = created
+  moleculeFile = await attach('molecule', moleculeId, 'HPLC trace.csv', Buffer.from('t,mAU\n1,2\n'))
   const entry = await admin.elnEntries.create(vaultId, {
     title: 'Amide coupling, batch 4',
     project: sim.cast.projects.kinase.id,
@@ -130,8 +140,8 @@ function statesOf(views: AttachmentView[]) {
   return views.map((view) => [view.fileId, view.name, view.state, view.sha256])
 }
 
-describe('sync discovers the files of runs, protocols and notebook entries', () => {
-  it('fetches a run’s, a protocol’s and an entry’s files with no page opened', async () => {
+describe('sync discovers the files of molecules, runs, protocols and notebook entries', () => {
+  it('fetches a molecule’s, a run’s, a protocol’s and an entry’s files with no page opened', async () => {
     const { services, call, connectionId, sync } = await connectAndSync(
       sim.cast.users.admin.tokens[0]!,
     )
@@ -149,6 +159,11 @@ describe('sync discovers the files of runs, protocols and notebook entries', () 
     )
 
     await services.attachments.fetchInBackground(connectionId)
+    // Fetched by the background pass: known from the synced records alone, since the molecule's
+    // page (which reads it from the vault online) was never opened before.
+    expect(statesOf(await forRecord('molecules', moleculeId))).toEqual([
+      [moleculeFile.id, 'HPLC trace.csv', 'fetched', sha256(moleculeFile.bytes)],
+    ])
     expect(statesOf(await forRecord('runs', assay.runId))).toEqual([
       [runFile.id, 'plate reader export.csv', 'fetched', sha256(runFile.bytes)],
     ])

@@ -85,23 +85,11 @@ beforeAll(async () => {
   vaultId = sim.cast.vaults.main.id
   const token = sim.cast.users.admin.tokens[0]!
   const client = new VaultClient({ baseUrl: sim.baseUrl, token, limiters: new LimiterRegistry() })
-  // A molecule lists its files (`source_files`): that is how a cached record names them.
   const { id: created } = await client.molecules.create(vaultId, {
     name: 'VD-7',
     smiles: 'CC(=O)Oc1ccccc1C(=O)O',
     projects: [sim.cast.projects.kinase.id],
   })
-  for (const file of files) {
-    const source = path.join(sourceDir, file.name)
-    fs.writeFileSync(source, file.bytes)
-    file.id = (
-      await client.files.attach(vaultId, {
-        file: source,
-        resource_class: 'molecule',
-        resource_id: created,
-      })
-    ).id
-  }
   moleculeId = created
 
   ;({ services, dataDir, dispose } = testServices())
@@ -120,6 +108,20 @@ beforeAll(async () => {
   )
   await call('sync.start', { connectionId })
   expect(await finished).toMatchObject({ lastOutcome: 'completed' })
+  // Files attached after the molecule was synced: its record lists them (`source_files`), but
+  // attaching leaves its `modified_at`, so only its page, read online, learns of them (files
+  // attached before a sync are found by it: attachment-discovery.test.ts).
+  for (const file of files) {
+    const source = path.join(sourceDir, file.name)
+    fs.writeFileSync(source, file.bytes)
+    file.id = (
+      await client.files.attach(vaultId, {
+        file: source,
+        resource_class: 'molecule',
+        resource_id: created,
+      })
+    ).id
+  }
 })
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import type { RequestContext } from '../../core/context.ts'
-import type { VaultAccess } from '../../core/sim-core.ts'
+import type { ListedFile, VaultAccess } from '../../core/sim-core.ts'
 import { formatSeconds } from '../../core/dates.ts'
 import { invalid, notFound } from '../../core/http-error.ts'
 import type { SimModule } from '../../core/module.ts'
@@ -256,13 +256,23 @@ export const filesModule: SimModule = {
   // Contents whose row is gone (its run or molecule was deleted, a crash between the two) are
   // swept at each start; a row's id may come back, and its new contents replace the old ones.
   start: (sim) => sweepContents(sim.db, sim.filesDirectory),
-  moleculeFiles: (db, moleculeId) =>
-    db
+  moleculeFiles: (db, moleculeIds) => {
+    const files = new Map<number, ListedFile[]>()
+    if (moleculeIds.length === 0) return files
+    const rows = db
       .prepare(
-        `SELECT id, name FROM uploaded_files WHERE resource_class = 'molecule' AND resource_id = ?
+        `SELECT resource_id AS moleculeId, id, name FROM uploaded_files
+         WHERE resource_class = 'molecule' AND resource_id IN (SELECT value FROM json_each(?))
          ORDER BY id`,
       )
-      .all(moleculeId) as { id: number; name: string }[],
+      .all(JSON.stringify(moleculeIds)) as (ListedFile & { moleculeId: number })[]
+    for (const { moleculeId, id, name } of rows) {
+      const listed = files.get(moleculeId)
+      if (listed) listed.push({ id, name })
+      else files.set(moleculeId, [{ id, name }])
+    }
+    return files
+  },
   moleculeDeletion: (db, moleculeId) => {
     db.prepare(
       `DELETE FROM uploaded_files WHERE resource_class = 'molecule' AND resource_id = ?`,

@@ -12,8 +12,8 @@ import { sqlList } from './scope.ts'
  * `separator` (join the segments with it too). A record whose stored document is what this user
  * sees (every project it names is one they read and search, no private collection of theirs
  * holds it) is joined from the document's pieces by SQLite, consecutive ones into one segment;
- * any other, and every record of a display that picks owner ids or fields, is built from the
- * tables.
+ * any other (one with files among them), and every record of a display that picks owner ids or
+ * fields, is built from the tables.
  */
 export function recordSegments(
   access: VaultAccess,
@@ -30,6 +30,10 @@ export function recordSegments(
       : query.target === 'molecules'
         ? moleculesSeenAsStored(access, query, ids)
         : batchesSeenAsStored(access, ids)
+  if (query.target === 'molecules' && fromDocuments.size > 0) {
+    // A molecule with files lists them (`source_files`), which no stored document holds.
+    for (const id of access.sim.moleculeFiles([...fromDocuments]).keys()) fromDocuments.delete(id)
+  }
   const built =
     fromDocuments.size === ids.length
       ? new Map<number, string>()

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import { formatSeconds } from '../../core/dates.ts'
 import { counterpartWeight, salts, solvents } from '../batches/salts.ts'
+import type { SimCore } from '../../core/sim-core.ts'
 import type { DisplayOptions } from './registry-query.ts'
 import { batchVisibleSql } from './scope.ts'
 import type { QueryScope } from './scope.ts'
@@ -62,6 +63,8 @@ export interface RecordViewer {
   db: Database
   projectIds: readonly number[]
   user: { id: number }
+  /** Lists the files attached to molecules (a VaultAccess's simulator). */
+  sim?: Pick<SimCore, 'moleculeFiles'>
 }
 
 export interface RecordOptions extends DisplayOptions {
@@ -345,12 +348,17 @@ export function moleculeParts(
   return parts
 }
 
-/** Molecule records in the order of `ids`, each with its visible batches. */
+/**
+ * Molecule records in the order of `ids`, each with its visible batches and, when it has any, the
+ * files attached to it (`source_files`, a member of the molecule record: docs/spec/gaps.md; sparse,
+ * as the spec allows, so a molecule without files has none).
+ */
 export function moleculeRecords(
   viewer: RecordViewer,
   ids: readonly number[],
   options: RecordOptions,
 ): Record<string, unknown>[] {
+  const files = viewer.sim?.moleculeFiles(ids)
   return moleculeParts(viewer, ids, options).map((parts) => {
     const record: Record<string, unknown> = {
       ...moleculeMembers(parts, options),
@@ -359,6 +367,8 @@ export function moleculeRecords(
       molecule_fields: parts.fields,
       udfs: parts.fields,
     }
+    const listed = files?.get(parts.id)
+    if (listed) record.source_files = listed
     const score = options.scores?.get(parts.id)
     if (score !== undefined) record.similarity = score
     return record

@@ -84,8 +84,8 @@ function showMolecule(access: VaultAccess, id: number, params?: Params): Record<
   params?.rejectUnknown()
   const [record] = moleculeRecords(access, [id], { ...display, scope })
   if (!record) throw notFound(`Molecule ${id}`)
-  // The files attached to it (docs/spec/gaps.md); only a single molecule's record lists them.
-  return { ...record, source_files: access.sim.moleculeFiles(id) }
+  // A molecule read alone lists its files even when it has none.
+  return { ...record, source_files: record.source_files ?? [] }
 }
 
 function readUdfs(

@@ -82,6 +82,18 @@ describe('POST /files', () => {
     expect((listed as { id: number }[]).map((file) => file.id)).toEqual(
       (listed as { id: number }[]).map((file) => file.id).sort((a, b) => a - b),
     )
+    // Its record in a list lists them too (sync reads molecules by lists and exports), and one
+    // without files has no such member (sparse, as docs/spec/gaps.md allows).
+    const queried = record(
+      await api.reader.post(`${api.main}/molecules/query`, {
+        page_size: 1000,
+        no_structures: true,
+      }),
+    ).objects as { id: number; source_files?: unknown }[]
+    expect(queried.find((entry) => entry.id === molecule)?.source_files).toEqual(listed)
+    const withoutFiles = queried.find((entry) => entry.id !== molecule)
+    expect(withoutFiles).toBeDefined()
+    expect(withoutFiles).not.toHaveProperty('source_files')
     // A run and a protocol list theirs too, alone and in their lists (as the deployed service's
     // run records do), so that sync learns of them with the records.
     const runFile = { id: record(toRun).id, name: 'raw.bin' }
