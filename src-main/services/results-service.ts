@@ -8,7 +8,7 @@
 import type { Catalogue } from '../../src-common/analysis/readouts/catalogue.ts'
 import type { Comparison } from '../../src-common/analysis/readouts/comparisons.ts'
 import { parseCriteria } from '../../src-common/analysis/readouts/criteria-text.ts'
-import type { ResultsCriterion } from '../../src-common/analysis/readouts/criteria.ts'
+import { utcDay, type ResultsCriterion } from '../../src-common/analysis/readouts/criteria.ts'
 import type {
   ResultsColumn,
   ResultsLevel,
@@ -82,15 +82,27 @@ export class ResultsService {
     return parsed.criteria
   }
 
-  /** The molecules (or batches) meeting criteria given in text form. */
+  /**
+   * The molecules (or batches) meeting criteria given in text form; a criterion on aggregates
+   * counts the corrections waiting in the outbox, as the results table shows them.
+   */
   matching(
     connectionId: string,
     vaultId: number,
     texts: readonly string[],
     level: ResultsLevel,
-  ): number[] {
+  ): readonly number[] {
     const criteria = this.criteria(connectionId, vaultId, texts)
-    return this.#runtimes.get(connectionId).cache.results().matching(vaultId, criteria, level)
+    return this.#runtimes
+      .get(connectionId)
+      .cache.results()
+      .matching(
+        vaultId,
+        criteria,
+        level,
+        utcDay(Date.now()),
+        pendingReadoutRows(this.#outbox, connectionId, vaultId),
+      )
   }
 
   table(connectionId: string, vaultId: number, question: ResultsTableQuestion): ResultsAnswer {
@@ -148,9 +160,9 @@ export class ResultsService {
     question: Pick<ResultsTableQuestion, 'criteria' | 'within'> & {
       moleculeIds?: readonly number[]
     },
-  ): number[] | undefined {
+  ): readonly number[] | undefined {
     const cache = this.#runtimes.get(connectionId).cache
-    let moleculeIds: number[] | undefined = question.moleculeIds
+    let moleculeIds: readonly number[] | undefined = question.moleculeIds
       ? [...question.moleculeIds]
       : undefined
     const within = question.within

@@ -1322,6 +1322,58 @@ const makeMoleculesListedByName: Backfill = (db) => ({
 })
 
 /**
+ * Step 13: a counter per table that a search by results reads (readout-queries.ts), raised by
+ * any connection's write that can change its answer (a row added, deleted or changed in what the
+ * index reads; a batch moved to another molecule). A search's answer is kept while they and the
+ * readout index's backlog stay as they were: `PRAGMA data_version` changes with any commit (a
+ * backfill, the structure index), which made each page of a list evaluate its criteria again.
+ * Readout rows are counted rather than the index's own tables, whose millions of writes a first
+ * sync makes: an indexed row leaves the backlog, which the key holds too.
+ */
+const readoutChangeCountersMigration: Migration = (db: Database.Database) =>
+  db.exec(`
+    CREATE TABLE readout_change_counters (
+      topic TEXT PRIMARY KEY,
+      changes INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO readout_change_counters (topic, changes)
+      VALUES ('readout_rows', 0), ('batches', 0), ('protocols', 0);
+    CREATE TRIGGER readout_rows_counted_on_insert AFTER INSERT ON readout_rows
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'readout_rows';
+    END;
+    CREATE TRIGGER readout_rows_counted_on_update AFTER UPDATE ON readout_rows
+      WHEN new.json IS NOT old.json OR new.protocol_id IS NOT old.protocol_id
+        OR new.run_id IS NOT old.run_id OR new.run_date IS NOT old.run_date
+        OR new.batch_id IS NOT old.batch_id OR new.molecule_id IS NOT old.molecule_id
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'readout_rows';
+    END;
+    CREATE TRIGGER readout_rows_counted_on_delete AFTER DELETE ON readout_rows
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'readout_rows';
+    END;
+    CREATE TRIGGER batches_counted_on_insert AFTER INSERT ON batches
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'batches';
+    END;
+    CREATE TRIGGER batches_counted_on_update AFTER UPDATE OF molecule_id ON batches
+      WHEN new.molecule_id IS NOT old.molecule_id
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'batches';
+    END;
+    CREATE TRIGGER batches_counted_on_delete AFTER DELETE ON batches
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'batches';
+    END;
+    CREATE TRIGGER protocols_counted_on_change AFTER UPDATE OF json ON protocols
+      WHEN new.json IS NOT old.json
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'protocols';
+    END;
+  `)
+
+/**
  * The rows a step has left to fill (a row of `cache_backfills`): `table`'s rows by rowid, `fill`
  * doing the step's work on those from `first` to `last`, and `finish` what the step does once
  * they are all filled (in the transaction of the last). Frozen with its step.
@@ -1364,4 +1416,5 @@ export const cacheMigrations: readonly Migration[] = [
   moleculeListMembersMigration,
   structureHashMigration,
   moleculesListedByNameMigration,
+  readoutChangeCountersMigration,
 ]

@@ -232,7 +232,7 @@ describe.runIf(referenceHere)(
     }
 
     const listed =
-      (chemistry: VaultChemistry, question: { query: string; ids?: number[] }): Ask =>
+      (chemistry: VaultChemistry, question: { query: string; ids?: readonly number[] }): Ask =>
       async ({ offset, limit }) => {
         const page = await listStructurePage(chemistry, {
           structure: { kind: 'substructure', query: question.query, language: 'smiles' },

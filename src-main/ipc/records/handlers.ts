@@ -32,7 +32,7 @@ function resultsIds(
   vaultId: number,
   kind: string,
   results: readonly string[] | undefined,
-): { ids?: number[] } {
+): { ids?: readonly number[] } {
   if (results === undefined || results.length === 0) return {}
   if (kind !== 'molecules' && kind !== 'batches') {
     throw new AppError(
