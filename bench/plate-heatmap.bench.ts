@@ -486,7 +486,7 @@ export function measureQuality(
     const reference = `bare SELECT of the plate's ${wellCount} values on an open connection, p95`
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN ${plateSql.plateCells}`)
-      .all(vaultId, plate.plateId, plate.inhibitionId, plate.runId)
+      .all(vaultId, plate.plateId)
       .map((step) => (step as { detail: string }).detail)
     return [
       line('plates.quality_1536.service', service, reference, bare, null, { plan }),

@@ -194,26 +194,23 @@ const countColumns = `v.run_id, max(v.run_date) AS run_date, v.protocol_id, v.de
 
 /** The statements that find a plate's or a run's cells (exported for the query plan test). */
 export const plateSql = {
-  // Sorted by id here, not by SQL: ORDER BY id would walk the vault's rows by their (vault, id)
-  // key instead of finding the plate's by its index.
-  plateRows: `SELECT id, well, control_state, batch_id FROM readout_rows
-      WHERE vault_id = ? AND plate_id = ?`,
+  /*
+   * Every readout row of the plate, once per detail cell (once with null cells when it has none):
+   * one walk gives the rows' marks, every readout's counts and the chosen readout's cells. LEFT
+   * JOIN keeps the order as CROSS JOIN does. Sorted by id in `plate`, not by SQL: ORDER BY would
+   * walk the vault's rows by their (vault, id) key, or sort the wide rows in a temporary B-tree.
+   */
+  plateCells: `SELECT r.id, r.well, r.control_state, r.batch_id,
+        v.run_id, v.run_date, v.protocol_id, v.definition_id, v.batch_id, v.molecule_id, v.well,
+        v.control_state, v.outlier, v.kind, v.number, v.modifier, v.text, v.note
+      FROM readout_rows r
+      LEFT JOIN readout_values v
+        ON v.vault_id = r.vault_id AND v.row_id = r.id AND v.aggregate_row = 0
+      WHERE r.vault_id = ? AND r.plate_id = ?`,
   // By id, as cached: the names of the batches a plate's wells and readout rows hold.
   plateBatches: `SELECT id, coalesce(identifier, name) FROM batches
       WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))
       ORDER BY id`,
-  plateReadouts: `SELECT ${countColumns}
-      FROM readout_rows r
-      CROSS JOIN readout_values v ON v.vault_id = r.vault_id AND v.row_id = r.id
-      WHERE r.vault_id = ? AND r.plate_id = ? AND v.aggregate_row = 0
-      GROUP BY v.run_id, v.protocol_id, v.definition_id`,
-  // Sorted by row id in `plate`: SQL would sort a 1536-well plate's wide rows in a temporary
-  // B-tree, a quarter of the statement's time.
-  plateCells: `SELECT ${cellColumns}
-      FROM readout_rows r
-      CROSS JOIN readout_values v ON v.vault_id = r.vault_id AND v.row_id = r.id
-      WHERE r.vault_id = ? AND r.plate_id = ? AND v.aggregate_row = 0
-        AND v.definition_id = ? AND v.run_id IS ?`,
   runReadouts: `SELECT v.plate_id, ${countColumns}
       FROM readout_rows r
       CROSS JOIN readout_values v ON v.vault_id = r.vault_id AND v.row_id = r.id
@@ -256,19 +253,15 @@ export class PlateQueries {
       )
     }
     const catalogue = this.#catalogue(vaultId)
-    const readouts = readoutsOf(
-      this.#db.prepare(plateSql.plateReadouts).all(vaultId, plateId) as ReadoutCount[],
-      catalogue,
-    )
+    const walked = this.#db.prepare(plateSql.plateCells).raw().all(vaultId, plateId) as PlateCell[]
+    walked.sort((a, b) => a[0] - b[0])
+    const { marks: rows, batchIds } = rowMarksOf(walked)
+    const readouts = readoutsOf(countsOf(walked), catalogue)
     const { plate } = stored
-    const { marks: rows, batchIds } = this.#rowMarks(vaultId, plateId)
     const batches = this.#batchNames(vaultId, [...stored.batchIds, ...batchIds])
     const readout = chooseReadout(readouts, question, `plate ${plate.name ?? plateId}`)
     if (!readout) return { plate, rows, batches, readouts, chosen: null }
-    const cells = this.#db
-      .prepare(plateSql.plateCells)
-      .all(vaultId, plateId, readout.definitionId, readout.runId) as CellRow[]
-    cells.sort((a, b) => a.row_id - b.row_id)
+    const cells = cellsOf(walked, plateId, readout.definitionId, readout.runId)
     const overlaid = overlay(cells, question.pending ?? [], catalogue)
     return {
       plate,
@@ -290,26 +283,6 @@ export class PlateQueries {
       names.name.push(name)
     }
     return names
-  }
-
-  /** The plate's readout rows' wells and control states, as columns, and their batches. */
-  #rowMarks(vaultId: number, plateId: number): { marks: PlateRowMarks; batchIds: number[] } {
-    const marks: PlateRowMarks = { rowId: [], well: [], controlState: [] }
-    const batchIds = new Set<number>()
-    const rows = this.#db.prepare(plateSql.plateRows).raw().all(vaultId, plateId) as [
-      number,
-      string | null,
-      string | null,
-      number | null,
-    ][]
-    rows.sort((a, b) => a[0] - b[0])
-    for (const [id, well, controlState, batchId] of rows) {
-      marks.rowId.push(id)
-      marks.well.push(well)
-      marks.controlState.push(controlState)
-      if (batchId !== null) batchIds.add(batchId)
-    }
-    return { marks, batchIds: [...batchIds] }
   }
 
   /** A run's plates, each with its wells and statistics of one readout. */
@@ -430,6 +403,114 @@ export class PlateQueries {
     }
     return catalogue
   }
+}
+
+/**
+ * A plate's readout row with one of its detail cells, as `plateSql.plateCells` walks them: the
+ * row's id, well, control state and batch, then the cell's columns (null for a row without one).
+ */
+type PlateCell = [
+  rowId: number,
+  rowWell: string | null,
+  rowControlState: string | null,
+  rowBatchId: number | null,
+  runId: number | null,
+  runDate: string | null,
+  protocolId: number | null,
+  definitionId: number | null,
+  batchId: number | null,
+  moleculeId: number | null,
+  well: string | null,
+  controlState: string | null,
+  outlier: number,
+  kind: string,
+  number: number | null,
+  modifier: string | null,
+  text: string | null,
+  note: string | null,
+]
+
+/** The plate's readout rows (walked in id order) as columns, and the batches they hold. */
+function rowMarksOf(walked: readonly PlateCell[]): { marks: PlateRowMarks; batchIds: number[] } {
+  const marks: PlateRowMarks = { rowId: [], well: [], controlState: [] }
+  const batchIds = new Set<number>()
+  let previous: number | null = null
+  for (const [rowId, well, controlState, batchId] of walked) {
+    if (rowId === previous) continue
+    previous = rowId
+    marks.rowId.push(rowId)
+    marks.well.push(well)
+    marks.controlState.push(controlState)
+    if (batchId !== null) batchIds.add(batchId)
+  }
+  return { marks, batchIds: [...batchIds] }
+}
+
+/** Each readout's wells, numbers and controls on the plate, per run and protocol. */
+function countsOf(walked: readonly PlateCell[]): ReadoutCount[] {
+  const counts = new Map<string, ReadoutCount>()
+  for (const cell of walked) {
+    const definitionId = cell[7]
+    if (definitionId === null) continue
+    const [, , , , runId, runDate, protocolId] = cell
+    const key = `${runId}:${protocolId}:${definitionId}`
+    let count = counts.get(key)
+    if (!count) {
+      count = {
+        run_id: runId,
+        run_date: runDate,
+        protocol_id: protocolId,
+        definition_id: definitionId,
+        wells: 0,
+        numbers: 0,
+        positive: 0,
+        negative: 0,
+      }
+      counts.set(key, count)
+    }
+    count.wells += 1
+    if (runDate !== null && (count.run_date === null || runDate > count.run_date)) {
+      count.run_date = runDate
+    }
+    if (cell[13] !== 'number') continue
+    if (cell[15] === null) count.numbers += 1
+    const control = cell[11]?.trim()
+    if (control === '+') count.positive += 1
+    else if (control === '-') count.negative += 1
+  }
+  return [...counts.values()]
+}
+
+/** The cells of one readout in one run, in row order. */
+function cellsOf(
+  walked: readonly PlateCell[],
+  plateId: number,
+  definitionId: number,
+  runId: number | null,
+): CellRow[] {
+  const cells: CellRow[] = []
+  for (const cell of walked) {
+    if (cell[7] !== definitionId || cell[4] !== runId) continue
+    cells.push({
+      row_id: cell[0],
+      run_id: cell[4],
+      run_date: cell[5],
+      protocol_id: cell[6],
+      definition_id: definitionId,
+      plate_id: plateId,
+      batch_id: cell[8],
+      molecule_id: cell[9],
+      well: cell[10],
+      control_state: cell[11],
+      outlier: cell[12],
+      kind: cell[13],
+      number: cell[14],
+      modifier: cell[15],
+      text: cell[16],
+      note: cell[17],
+    })
+  }
+  return cells
 }
 
 function readoutCounts(count: ReadoutCount): Pick<PlateReadout, 'wells' | 'numbers' | 'controls'> {

@@ -503,10 +503,8 @@ describe('the demo vault’s plates', () => {
     const db = new Database(cache.file, { readonly: true })
     try {
       const parameters = {
-        plateRows: [main, fixture.plate],
+        plateCells: [main, fixture.plate],
         plateBatches: [main, '[1, 2, 3]'],
-        plateReadouts: [main, fixture.plate],
-        plateCells: [main, fixture.plate, fixture.signal, fixture.run],
         runReadouts: [main, fixture.run],
         runCells: [main, fixture.run, fixture.signal],
       }
@@ -517,10 +515,6 @@ describe('the demo vault’s plates', () => {
         const details = plan.map((step) => step.detail).join('\n')
         // The batches' one walk is over the ids given to it.
         expect(details.replace('SCAN json_each VIRTUAL TABLE', ''), name).not.toMatch(/SCAN/)
-        if (name === 'plateRows') {
-          expect(details, name).toMatch(/^SEARCH readout_rows USING INDEX readout_rows_by_plate_id/)
-          continue
-        }
         if (name === 'plateBatches') {
           expect(details, name).toMatch(/^SEARCH batches USING .*\(vault_id=\? AND id=\?\)/)
           continue
