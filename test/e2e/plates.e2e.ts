@@ -142,6 +142,78 @@ describe.skipIf(!available)('plate quality in the window', () => {
     await expect.poll(() => links.allTextContents()).toEqual(a03.map((id) => `Readout row ${id}`))
   })
 
+  it('paints the map before its statistics, outlines controls and names the mean strips', async () => {
+    // Which comes first as the page is opened again: the map's first draw, or the statistics
+    // (both seen at one look: laid out in the same task, the map waiting for the statistics).
+    await page.evaluate(`location.hash = '#/plates'`)
+    await page.locator('[aria-roledescription="plate heat map"]').waitFor({ state: 'detached' })
+    await page.evaluate(`(() => {
+      window.plateOrder = []
+      const seen = () => {
+        const canvas = document.querySelector('[aria-roledescription="plate heat map"] canvas')
+        const now = []
+        if (canvas && Number(canvas.dataset.frames) > 0 && !window.plateOrder.join().includes('map')) {
+          now.push('map')
+        }
+        if (document.querySelector('[data-measure="z-prime"]') && !window.plateOrder.join().includes('statistics')) {
+          now.push('statistics')
+        }
+        if (now.length > 0) window.plateOrder.push(now.join(' with '))
+      }
+      new MutationObserver(seen).observe(document.body, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        attributeFilter: ['data-frames'],
+      })
+    })()`)
+    await page.evaluate(`location.hash = '#/plates/${plate.id}'`)
+    await page.locator('[data-measure="z-prime"]').waitFor({ timeout: 30_000 })
+    expect(await page.evaluate('window.plateOrder')).toEqual(['map', 'statistics'])
+
+    // A 384-well map: 20-pixel wells 2 apart after a 24-pixel axis, the strips a well beyond.
+    const [cell, pitch, axis] = [20, 22, 24]
+    const { chosen } = app.services.plates.plate(connectionId, vaultId, plate.id)
+    const wells = chosen!.wells
+    const at = (state: string) =>
+      wells.well[
+        wells.controlState.findIndex(
+          (control, index) => (control?.trim() ?? '') === state && wells.number[index] !== null,
+        )
+      ]!
+    /** The colour just inside a well's left edge, where a control's ring is drawn. */
+    const edge = (position: string) => {
+      const { row, column } = wellPlace(position)
+      return page.evaluate(`(() => {
+        const canvas = document.querySelector('[aria-roledescription="plate heat map"] canvas')
+        const ratio = canvas.width / canvas.getBoundingClientRect().width
+        const x = Math.round((${axis + (column - 1) * pitch} + 1) * ratio)
+        const y = Math.round((${axis + (row - 1) * pitch + cell / 2}) * ratio)
+        return [...canvas.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)]
+      })()`) as Promise<number[]>
+    }
+    const ink = [0x11, 0x11, 0x11]
+    expect(await edge(at('+'))).toEqual(ink)
+    expect(await edge(at('-'))).toEqual(ink)
+    expect(await edge(at(''))).not.toEqual(ink)
+
+    const canvas = page.locator('[aria-roledescription="plate heat map"] canvas')
+    const tooltip = async () => (await page.getByRole('tooltip').textContent())?.trim()
+    const rowStrip = axis + 24 * pitch + cell
+    await canvas.hover({ position: { x: rowStrip + 5, y: axis + pitch + 5 } })
+    const unit = chosen!.readout.unit ? ` ${chosen!.readout.unit}` : ''
+    const rowB = chosen!.statistics.rows.find((line) => line.index === 2)!
+    await expect
+      .poll(tooltip)
+      .toBe(`Row B: sample mean ${scaleLabel(rowB.mean!)}${unit} (n ${rowB.n})`)
+    const columnStrip = axis + 16 * pitch + cell
+    await canvas.hover({ position: { x: axis + 2 * pitch + 5, y: columnStrip + 5 } })
+    const column3 = chosen!.statistics.columns.find((line) => line.index === 3)!
+    await expect
+      .poll(tooltip)
+      .toBe(`Column 3: sample mean ${scaleLabel(column3.mean!)}${unit} (n ${column3.n})`)
+  })
+
   it('shows the wells as a table, and turns the scale diverging', async () => {
     await page.getByLabel('Show as a table').check()
     const table = page.getByRole('table', { name: /^Wells of KIN-P001/ })

@@ -63,8 +63,13 @@ export function plateDimensions(
   wells: readonly Pick<WellContent, 'row' | 'column'>[],
 ): PlateDimensions {
   const standard = size !== null && isPlateSize(size) ? plateFormats[size] : undefined
-  const rows = Math.max(standard?.rows ?? 0, ...wells.map((well) => well.row))
-  const columns = Math.max(standard?.columns ?? 0, ...wells.map((well) => well.column))
+  // A loop, not Math.max(...wells): a 1536-well plate's spread arguments cost a frame's share.
+  let rows = standard?.rows ?? 0
+  let columns = standard?.columns ?? 0
+  for (const well of wells) {
+    if (well.row > rows) rows = well.row
+    if (well.column > columns) columns = well.column
+  }
   if (standard || rows * columns > 0) return { rows, columns }
   return { rows: 8, columns: 12 }
 }
