@@ -21,6 +21,7 @@ import {
   type CurveSeries,
   type CurveWorkerData,
   type CurveWorkerMessage,
+  unpackSeries,
 } from './curve-fits.ts'
 import curveWorkerPath from './curve-fit-worker.ts?modulePath'
 
@@ -185,7 +186,7 @@ export class CurveFitPool {
       if (!running.handlerError) {
         try {
           if (message.type === 'head') running.handlers.onHead(message.calculations, message.total)
-          else running.handlers.onPart(message.series)
+          else running.handlers.onPart(unpackSeries(message.series))
         } catch (error) {
           running.handlerError = error instanceof Error ? error : new Error(String(error))
         }
