@@ -7,19 +7,23 @@
  * comments; fits are checked against SciPy on the demo vault (test/curves/).
  */
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   curveFitMessages,
+  packSeries,
+  unpackSeries,
   KeptFits,
   type CurveFitTask,
   type CurveSeries,
   type CurveWorkerMessage,
 } from '../../src-main/store/curve-fits.ts'
-import type {
-  CurveCalculation,
-  CurveSelection,
-  PendingReadoutRow,
-  PendingSeriesEdit,
+import {
+  curveCellsSql,
+  type CurveCalculation,
+  type CurveSelection,
+  type PendingReadoutRow,
+  type PendingSeriesEdit,
 } from '../../src-main/store/curve-queries.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
@@ -230,7 +234,7 @@ describe('dose-response series from the cache', () => {
     if (done.type !== 'done') throw new Error(`the task ended with ${done.type}`)
     expect(done.fitted + done.reused).toBe(
       messages.reduce(
-        (sum, message) => sum + (message.type === 'part' ? message.series.length : 0),
+        (sum, message) => sum + (message.type === 'part' ? message.series.series.length : 0),
         0,
       ),
     )
@@ -238,7 +242,9 @@ describe('dose-response series from the cache', () => {
       calculations: head.calculations,
       total: head.total,
       fitted: done.fitted,
-      series: messages.flatMap((message) => (message.type === 'part' ? message.series : [])),
+      series: messages.flatMap((message) =>
+        message.type === 'part' ? unpackSeries(message.series) : [],
+      ),
     }
   }
 
@@ -447,6 +453,78 @@ describe('dose-response series from the cache', () => {
     expect(after.drawn).toMatchObject({ source: 'local' })
     // The vault's points still match the cache's: only the pending changes differ.
     expect(after.vault.samePoints).toBe(true)
+  })
+
+  it('sends series with their points packed in columns, taken in as they were', () => {
+    const marked = clean[4]!
+    const pending: PendingReadoutRow[] = [
+      {
+        rowId: marked.id,
+        record: {
+          ...marked,
+          readouts: { ...marked.readouts, 202: { ...marked.readouts[202], outlier: true } },
+        },
+        state: 'queued',
+        itemIds: [7, 12],
+      },
+    ]
+    const series = curves({ protocolId: 17 }, pending).series
+    const points = series.flatMap((entry) => entry.points)
+    // What the columns must carry: marks waiting, outliers, exclusions, texts, missing numbers.
+    expect(points.some((point) => point.pending !== null)).toBe(true)
+    expect(points.some((point) => point.outlier)).toBe(true)
+    expect(points.some((point) => point.exclusion !== null && point.exclusion !== 'outlier')).toBe(
+      true,
+    )
+    expect(points.some((point) => point.response === null)).toBe(true)
+    const packed = structuredClone(packSeries(series))
+    expect(packed.numbers).toBeInstanceOf(Float64Array)
+    expect(unpackSeries(packed)).toEqual(series)
+    expect(unpackSeries(packSeries([]))).toEqual([])
+  })
+
+  it("finds a batch's cells by the batch index and a protocol's by its rows, never walking the vault's", () => {
+    const db = new Database(file, { readonly: true })
+    try {
+      const parameters = {
+        vaultId: vault,
+        batchIds: '[301, 302]',
+        protocolIds: '[17]',
+        definitionIds: '[201, 202]',
+        shardCount: 2,
+        shardIndex: 0,
+      }
+      for (const sharded of [false, true]) {
+        const plan = (byBatch: boolean) => {
+          const sql = curveCellsSql({ byBatch, sharded })
+          const used = sharded ? parameters : { ...parameters, shardCount: 1, shardIndex: 0 }
+          return (
+            db
+              .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+              .all(
+                Object.fromEntries(
+                  Object.entries(used).filter(([name]) => sql.includes(`@${name}`)),
+                ),
+              ) as { detail: string }[]
+          )
+            .map((step) => step.detail)
+            .join('\n')
+        }
+        const byBatch = plan(true)
+        expect(byBatch).toMatch(
+          /SEARCH v USING INDEX readout_values_by_batch \(vault_id=\? AND batch_id=\?\)/,
+        )
+        const byProtocol = plan(false)
+        expect(byProtocol).toMatch(/SEARCH r USING INDEX readout_rows_by_protocol_id/)
+        expect(byProtocol).toMatch(/SEARCH v USING PRIMARY KEY \(vault_id=\? AND row_id=\?/)
+        for (const details of [byBatch, byProtocol]) {
+          expect(details).not.toMatch(/SCAN (v|r|readout)/)
+          expect(details).not.toMatch(/USING PRIMARY KEY \(vault_id=\?\)/)
+        }
+      }
+    } finally {
+      db.close()
+    }
   })
 
   it('says when the vault fitted other points than the cache holds', () => {
