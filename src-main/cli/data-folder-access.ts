@@ -1,5 +1,5 @@
 /**
- * The CLI's side of the data folder's lock (services/data-folder-lock.ts): commands that sync or
+ * The CLI's side of the data folder's lock (shared/data-folder-lock.ts): commands that sync or
  * send take it before their services start, and either say who holds it (exit code 5) or, with
  * `--wait`, wait a bounded time for it. Read commands never take it and run beside the holder.
  */
@@ -10,7 +10,7 @@ import {
   tryTakeDataFolderLock,
   waitForDataFolderLock,
   type DataFolderLock,
-} from '../services/data-folder-lock.ts'
+} from '../shared/data-folder-lock.ts'
 import type { CliIo } from './cli-io.ts'
 import type { CommandContext, OptionSpec } from './command.ts'
 

@@ -12,7 +12,7 @@ import type { Command, OptionSpec } from './command.ts'
 import { commands } from './commands/index.ts'
 import { exitCodeFor, exitCodes, type ExitCode } from './exit-codes.ts'
 import { DataFolderBusy, holdDataFolder, lockHelp, lockOptions } from './data-folder-access.ts'
-import type { DataFolderLock } from '../services/data-folder-lock.ts'
+import type { DataFolderLock } from '../shared/data-folder-lock.ts'
 
 const globalOptions: OptionSpec = {
   help: { type: 'boolean', short: 'h' },

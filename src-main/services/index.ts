@@ -31,7 +31,11 @@ import { NoveltyService } from './novelty-service.ts'
 import { structureIngest } from './structure-ingest.ts'
 import { OutboxDesk } from './outbox-desk.ts'
 import { prepareDataDir, resolveConfig, type Config, type ConfigSources } from './config.ts'
-import { describeHolder, tryTakeDataFolderLock, type DataFolderLock } from './data-folder-lock.ts'
+import {
+  describeHolder,
+  tryTakeDataFolderLock,
+  type DataFolderLock,
+} from '../shared/data-folder-lock.ts'
 import { limitersForDataFolder } from './request-slots.ts'
 import type { ClientTuning } from './connection-runtime.ts'
 import { ConnectionRuntimes } from './connection-runtimes.ts'

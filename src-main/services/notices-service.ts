@@ -10,7 +10,11 @@ import {
   recoveredCounts,
   type OutboxRepair,
 } from '../sync/outbox/outbox-repairs.ts'
-import { dataFolderLockName, describeHolder, type DataFolderHolder } from './data-folder-lock.ts'
+import {
+  dataFolderLockName,
+  describeHolder,
+  type DataFolderHolder,
+} from '../shared/data-folder-lock.ts'
 
 export interface NoticesOptions {
   events: EventBus

@@ -18,7 +18,7 @@ import path from 'node:path'
 import { LimiterRegistry } from '../api/limiter-registry.ts'
 import type { SharedSlots, Slot } from '../api/limiter.ts'
 import { createPrivateFolder } from '../shared/private-files.ts'
-import { renewLockFile, tryTakeLockFile, type DataFolderLock } from './data-folder-lock.ts'
+import { renewLockFile, tryTakeLockFile, type DataFolderLock } from '../shared/data-folder-lock.ts'
 
 export const requestSlotsFolderName = 'request-slots'
 

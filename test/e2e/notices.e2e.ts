@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   tryTakeDataFolderLock,
   type DataFolderLock,
-} from '../../src-main/services/data-folder-lock.ts'
+} from '../../src-main/shared/data-folder-lock.ts'
 import { collectionNames, writeDamagedOutbox } from '../outbox/support/damaged-outbox.ts'
 import { requirement } from '../support/environment.ts'
 import { checkAccessibility } from './support/accessibility.ts'

@@ -10,7 +10,7 @@ import {
   processStartMs,
   describeHolder,
   tryTakeDataFolderLock,
-} from '../../src-main/services/data-folder-lock.ts'
+} from '../../src-main/shared/data-folder-lock.ts'
 import { createServices } from '../../src-main/services/index.ts'
 
 const holderScript = path.resolve(import.meta.dirname, 'lock-holder-child.ts')

@@ -2,7 +2,7 @@
  * A process that tries to take a data folder's lock, prints what happened as one JSON line, and
  * (when it holds the lock) keeps it until its stdin closes, then releases it and exits.
  */
-import { tryTakeDataFolderLock } from '../../src-main/services/data-folder-lock.ts'
+import { tryTakeDataFolderLock } from '../../src-main/shared/data-folder-lock.ts'
 
 const [dataDir, holder] = process.argv.slice(2)
 const attempt = tryTakeDataFolderLock(dataDir!, holder ?? 'a test holder')

@@ -14,7 +14,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { createPrivateFolder, privateFileMode } from '../shared/private-files.ts'
+import { createPrivateFolder, privateFileMode } from './private-files.ts'
 
 export const dataFolderLockName = 'vault-desk.lock'
 
