@@ -7,6 +7,15 @@ import { migrate } from '../../store/migrations.ts'
 import { configureConnection, databaseFiles } from '../../store/sqlite.ts'
 import { outboxStates, unresolvedStates } from '../../../src-common/outbox/states.ts'
 import { openOutboxDatabase, outboxMigrations } from './outbox-database.ts'
+import {
+  claimRebuild,
+  identityOf,
+  openBound,
+  sameFile,
+  type BoundConnection,
+  type ClaimOptions,
+  type FileIdentity,
+} from './outbox-file.ts'
 import { OutboxRepairs, type OutboxRecovery, type OutboxRepair } from './outbox-repairs.ts'
 
 /**
@@ -18,59 +27,108 @@ import { OutboxRepairs, type OutboxRecovery, type OutboxRepair } from './outbox-
  * (`outbox-page-check.ts`) while the outbox is open for reading; the CLI runs the same check on
  * its own thread (`openOutbox`). Other failures (a read-only folder, a newer schema) are thrown as
  * they are.
+ *
+ * Other processes may have the file open meanwhile (the app and CLI commands share a data
+ * folder): the rebuild is made under a claim only one process holds (`claimRebuild`), and holds
+ * SQLite's write lock on the damaged file from the copy until the fresh file is in its place, so
+ * that every write another process commits is either in the copy and read back, or made after,
+ * by a process that then finds its file replaced and follows the new one (outbox-file.ts).
  */
 
 /** An outbox open for use, and the repair made as it opened (null when none was needed). */
-export interface OpenedOutbox {
-  db: Database.Database
+export interface OpenedOutbox extends BoundConnection {
   recovery: OutboxRepair | null
 }
 
 /**
- * What the check of every page found: nothing wrong, or damage, the file already copied aside and
- * what could be read written to a fresh file beside it, which `adoptRebuilt` puts in its place.
+ * What the check of every page found: nothing wrong; damage, which this process repaired (the
+ * rebuilt file is in place, the repair recorded in it); or damage another process repaired
+ * meanwhile (the file at the path is its rebuilt one).
  */
-export type PageCheckVerdict = { sound: true } | { sound: false; rebuilt: OutboxRecovery }
+export type PageCheckVerdict =
+  { sound: true } | { sound: false; repair: OutboxRepair } | { sound: false; replaced: true }
+
+/** How long to wait for another process's repair of the outbox (`ClaimOptions`). */
+export type RepairOptions = ClaimOptions
 
 /** Opens, checks every page of and (when damaged) rebuilds the outbox, all on this thread. */
-export function openOutbox(file: string, at: Date = new Date()): OpenedOutbox {
-  const opened = openOutboxFile(file, at)
+export function openOutbox(
+  file: string,
+  at: Date = new Date(),
+  options: RepairOptions = {},
+): OpenedOutbox {
+  const opened = openOutboxFile(file, at, options)
   if (opened.recovery) return opened
   let verdict: PageCheckVerdict
   try {
-    verdict = checkOutboxPages(file, at)
+    verdict = checkOutboxPages(file, at, options)
   } catch (error) {
     opened.db.close()
     throw error
   }
   if (verdict.sound) return opened
   opened.db.close()
-  return adoptRebuilt(file, verdict.rebuilt, at)
+  return openRepaired(file, verdict)
 }
 
 /**
  * Opens the outbox without checking its pages (see `checkOutboxPages`); a file SQLite finds
  * damaged as it opens it (its header, its schema) is rebuilt at once.
  */
-export function openOutboxFile(file: string, at: Date): OpenedOutbox {
+export function openOutboxFile(file: string, at: Date, options: RepairOptions = {}): OpenedOutbox {
+  const found = identityOf(file)
   try {
-    return { db: openOutboxDatabase(file), recovery: null }
+    return { ...openOutboxInPlace(file), recovery: null }
   } catch (error) {
     const damage = damageOf(error)
     if (damage === null) throw error
-    return adoptRebuilt(file, rebuildAside(file, damage, at), at)
+    return openRepaired(file, repairInPlace(file, found, damage, at, options))
   }
+}
+
+/** The file at `file` opened as the outbox, and which file that is. */
+export function openOutboxInPlace(file: string): BoundConnection {
+  return openBound(file, () => openOutboxDatabase(file))
+}
+
+/**
+ * The outbox's file after a repair (this process's or another's), opened, with the repair: the
+ * latest one not yet dismissed when another process made it.
+ */
+export function openRepaired(
+  file: string,
+  verdict: Exclude<PageCheckVerdict, { sound: true }>,
+): OpenedOutbox {
+  const opened = openOutboxInPlace(file)
+  try {
+    return { ...opened, recovery: repairOf(opened.db, verdict) }
+  } catch (error) {
+    opened.db.close()
+    throw error
+  }
+}
+
+/** The repair a verdict tells of, as recorded in the repaired file open as `db`. */
+export function repairOf(
+  db: Database.Database,
+  verdict: Exclude<PageCheckVerdict, { sound: true }>,
+): OutboxRepair | null {
+  return 'repair' in verdict ? verdict.repair : (new OutboxRepairs(db).unseen().at(-1) ?? null)
 }
 
 /**
  * Reads every page of the outbox at `file` (`PRAGMA quick_check`) on a connection of its own,
  * beside the outbox's own connection, which may read meanwhile but must not write (a write to a
- * damaged file can spread the damage, and would be missed by the copy). When damage is found, the
- * file is copied aside and what can be read is written to a fresh file, for `adoptRebuilt` once
- * the outbox's connection is closed. Throws an AppError ('storage') for a damaged outbox that
- * cannot be rebuilt, and what SQLite throws when the check cannot run.
+ * damaged file can spread the damage, and would be missed by the copy). When damage is found, it
+ * is repaired (`repairInPlace`). Throws an AppError ('storage') for a damaged outbox that cannot
+ * be rebuilt, and what SQLite throws when the check cannot run.
  */
-export function checkOutboxPages(file: string, at: Date): PageCheckVerdict {
+export function checkOutboxPages(
+  file: string,
+  at: Date,
+  options: RepairOptions = {},
+): PageCheckVerdict {
+  const checked = identityOf(file)
   let details: string | null
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true })
@@ -83,33 +141,59 @@ export function checkOutboxPages(file: string, at: Date): PageCheckVerdict {
     details = damageOf(error)
     if (details === null) throw error
   }
-  return details === null
-    ? { sound: true }
-    : { sound: false, rebuilt: rebuildAside(file, details, at) }
+  if (details === null) return { sound: true }
+  return repairInPlace(file, checked, details, at, options)
 }
 
 /**
- * After the outbox's connection to the damaged file is closed: the rebuilt file takes its place,
- * is opened, and the repair is recorded in it.
+ * Repairs the damaged outbox `damaged` (the file that was found damaged at `file`), unless
+ * another process already has: under the claim of a rebuild, and holding SQLite's write lock on
+ * the damaged file, it is copied aside, what can be read is written to a fresh file with the
+ * repair recorded in it, and the fresh file takes the damaged one's place.
  */
-export function adoptRebuilt(
+function repairInPlace(
   file: string,
-  recovery: OutboxRecovery,
+  damaged: FileIdentity | null,
+  details: string,
   at: Date,
-): OpenedOutbox & { recovery: OutboxRepair } {
-  const fresh = rebuiltFile(file)
-  // The damaged file's WAL must not be applied to the fresh one: it goes first (its copy is kept).
-  for (const companion of databaseFiles(file).slice(1)) fs.rmSync(companion, { force: true })
-  fs.renameSync(fresh, file)
-  syncFolder(path.dirname(file))
-  const db = openOutboxDatabase(file)
+  options: RepairOptions,
+): Exclude<PageCheckVerdict, { sound: true }> {
+  const claim = claimRebuild(file, options)
   try {
-    return { db, recovery: new OutboxRepairs(db).record(recovery, at.getTime()) }
+    if (damaged !== null && !sameFile(identityOf(file), damaged)) {
+      return { sound: false, replaced: true }
+    }
+    const writes = holdWrites(file)
+    try {
+      return { sound: false, repair: rebuildInPlace(file, details, at) }
+    } finally {
+      writes?.close()
+    }
+  } finally {
+    claim.release()
+  }
+}
+
+/**
+ * A connection holding SQLite's write lock on `file` (other processes' writes wait for it, and
+ * then find the file replaced), or null when the damage keeps any transaction from starting:
+ * then no process can write to it either.
+ */
+function holdWrites(file: string): Database.Database | null {
+  const db = new Database(file, { fileMustExist: true })
+  try {
+    db.pragma(`busy_timeout = ${writeLockWaitMs}`)
+    db.exec('BEGIN IMMEDIATE')
+    return db
   } catch (error) {
     db.close()
+    if (damageOf(error) !== null) return null
     throw error
   }
 }
+
+/** Another process's write transaction is short: one longer than this is stuck. */
+const writeLockWaitMs = 30_000
 
 /** What `PRAGMA quick_check` finds wrong (every page is read), or null when nothing is. */
 function pageProblems(db: Database.Database): string | null {
@@ -135,12 +219,19 @@ function rebuiltFile(file: string): string {
 }
 
 /**
- * The damaged file copied aside and what can be read of it written to `rebuiltFile(file)`, synced;
- * the damaged file itself is left as it is.
+ * The damaged file copied aside, what can be read of it written to `rebuiltFile(file)` with the
+ * repair recorded, synced, and put in the damaged file's place.
  */
-function rebuildAside(file: string, details: string, at: Date): OutboxRecovery {
+function rebuildInPlace(file: string, details: string, at: Date): OutboxRepair {
   try {
-    return rebuild(file, details, at)
+    const fresh = rebuiltFile(file)
+    const repair = rebuild(file, fresh, details, at)
+    // The damaged file's WAL must not be applied to the fresh one: it goes first (its copy is
+    // kept). Processes that have them open keep their own, and follow the fresh file to write.
+    for (const companion of databaseFiles(file).slice(1)) fs.rmSync(companion, { force: true })
+    fs.renameSync(fresh, file)
+    syncFolder(path.dirname(file))
+    return repair
   } catch (error) {
     if (error instanceof AppError) throw error
     throw new AppError(
@@ -151,11 +242,10 @@ function rebuildAside(file: string, details: string, at: Date): OutboxRecovery {
   }
 }
 
-function rebuild(file: string, details: string, at: Date): OutboxRecovery {
+function rebuild(file: string, fresh: string, details: string, at: Date): OutboxRepair {
   const stamp = at.toISOString().replace(/[:.]/g, '-')
   const movedTo = path.join(path.dirname(file), `outbox.damaged-${stamp}.db`)
   keepCopy(file, movedTo)
-  const fresh = rebuiltFile(file)
   for (const companion of databaseFiles(fresh)) fs.rmSync(companion, { force: true })
   const damaged = new Database(file, { fileMustExist: true })
   let found: Found
@@ -165,14 +255,23 @@ function rebuild(file: string, details: string, at: Date): OutboxRecovery {
   } finally {
     damaged.close()
   }
-  syncFile(fresh)
-  return {
+  const recovery: OutboxRecovery = {
     movedTo,
     details,
     recovered: found.items.length,
     unresolved: found.items.filter((row) => unresolved.has(row.state as string)).length,
     unreadable: found.unreadable,
   }
+  // Recorded before the file takes its place: whoever opens it learns of the repair.
+  const db = openOutboxDatabase(fresh)
+  let repair: OutboxRepair
+  try {
+    repair = new OutboxRepairs(db).record(recovery, at.getTime())
+  } finally {
+    db.close()
+  }
+  syncFile(fresh)
+  return repair
 }
 
 const unresolved = new Set<string>(unresolvedStates)
@@ -204,6 +303,12 @@ interface Found {
   /** The highest item id ever given (so that no id is given twice), when it can be read. */
   highestId: number
   unreadable: number
+  /**
+   * Who sends, and the repairs not dismissed yet, when they can be read: a sender in another
+   * process goes on over the rebuilt file, alone, and earlier repairs are still told.
+   */
+  lease: Row[]
+  repairs: Row[]
 }
 
 /** Ids tried one by one past the last readable one, when the highest id given cannot be read. */
@@ -241,6 +346,9 @@ function readWhatCan(db: Database.Database): Found {
     dependencies: [],
     highestId: 0,
     unreadable: 0,
+    lease: attempt(() => db.prepare('SELECT * FROM sender_lease').all() as Row[]) ?? [],
+    repairs:
+      attempt(() => db.prepare('SELECT * FROM repairs WHERE seen_at IS NULL').all() as Row[]) ?? [],
   }
   if (columns.length === 0) return found
   const highestKnown = Math.max(
@@ -358,9 +466,30 @@ function writeFresh(file: string, found: Found): void {
       // Ids of items that could not be read are never given again (another item names them).
       db.prepare("DELETE FROM sqlite_sequence WHERE name = 'items'").run()
       db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('items', ?)").run(found.highestId)
+      copyRows(db, 'sender_lease', found.lease)
+      copyRows(db, 'repairs', found.repairs)
     })()
   } finally {
     db.close()
+  }
+}
+
+/** Rows read from the damaged file into a table of the fresh one, as far as both hold them. */
+function copyRows(db: Database.Database, table: string, rows: readonly Row[]): void {
+  const own = new Set(
+    (db.pragma(`table_info(${table})`) as { name: string }[]).map((column) => column.name),
+  )
+  for (const row of rows) {
+    const columns = Object.keys(row).filter((column) => own.has(column))
+    if (columns.length === 0) continue
+    try {
+      db.prepare(
+        `INSERT INTO ${table} (${columns.map((column) => `"${column}"`).join(', ')})
+           VALUES (${columns.map((column) => `@${column}`).join(', ')})`,
+      ).run(Object.fromEntries(columns.map((column) => [column, row[column]])))
+    } catch {
+      // A row damaged inside its cells (a constraint refuses it): not worth failing the repair.
+    }
   }
 }
 

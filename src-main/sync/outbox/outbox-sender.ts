@@ -301,6 +301,8 @@ export class OutboxSender {
   }
 
   #pumpOnce(): void {
+    // Another process may have put a repaired file in the outbox's place: work is read from it.
+    this.#store.followIfReplaced()
     if (!this.#holdsLease) {
       if (!this.#takeLease()) return this.#arm(this.#options.pollMs ?? 5_000)
     } else if (this.#unwritable) {

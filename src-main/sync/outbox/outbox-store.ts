@@ -20,6 +20,7 @@ import type { Attachment, OutboxItem, Snapshot } from './outbox-item.ts'
 import type { Overlay } from './overlay.ts'
 import { laneKey, offlineLaneRef } from './lanes.ts'
 import { WalSync } from './wal-sync.ts'
+import { identityOf, sameFile, type BoundConnection, type FileIdentity } from './outbox-file.ts'
 
 /** An item as the outbox queues it; the store gives it its id and its place. */
 export interface NewItem {
@@ -186,29 +187,84 @@ function orderKey(
   return `${connectionId}/${vaultId}/${kind}/${record}`
 }
 
-/** Every read and write of the outbox database; each method is one transaction. */
+/**
+ * The file an outbox store is on, for a store that must notice when another process replaces it
+ * (outbox-file.ts): a store without one (in memory) never looks.
+ */
+export interface OutboxFileBinding {
+  file: string
+  /** The file the store's connection is on. */
+  identity: FileIdentity
+  /** Opens the file now at `file`. */
+  reopen(): BoundConnection
+  /** The store now reads and writes the file another process put in the old one's place. */
+  onFollowed?(): void
+}
+
+/** A write transaction found its connection's file replaced: it is made again on the new one. */
+class FileReplaced extends Error {}
+
+/** Replacements followed by one write before it gives up (another process rebuilding in a loop). */
+const followsPerWrite = 3
+
+/**
+ * Every read and write of the outbox database; each method is one transaction. Writes take the
+ * write lock first (BEGIN IMMEDIATE) and then make sure the connection's file is still the one
+ * at the path: once another process has put a rebuilt file there, a write to the old one would
+ * be lost with it, so the store opens the new file and writes there (`OutboxFileBinding`).
+ */
 export class OutboxStore {
   #db: Database.Database
   readonly #statements = new Map<string, Database.Statement>()
   /** Syncs of the WAL off the event loop; null where commits must wait for their own (FULL). */
   #walSync: WalSync | null
+  readonly #binding: OutboxFileBinding | null
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, binding?: OutboxFileBinding) {
     this.#db = db
     this.#walSync = WalSync.of(db)
+    this.#binding = binding ?? null
   }
 
   /**
-   * Reads and writes go to `db` from now on: the outbox's file was rebuilt after damage, and the
-   * connection to the damaged one is closed. Nothing is written while that happens (the outbox
-   * writes only once it is `ready()`), so no commit waits on the old file's WAL.
+   * Goes over to the file now at the outbox's path when it is not the connection's (another
+   * process replaced it): true when it did. Not inside a transaction, which stays on its file.
+   * One stat; writes do it themselves, readers that must not show a replaced file's items ask.
    */
-  rebind(db: Database.Database): void {
+  followIfReplaced(): boolean {
+    if (this.#db.inTransaction || !this.#replaced()) return false
+    this.#follow()
+    return true
+  }
+
+  /** Whether the path names another file than the connection's (not: no file at all). */
+  #replaced(): boolean {
+    const binding = this.#binding
+    if (!binding) return false
+    const now = identityOf(binding.file)
+    return now !== null && !sameFile(now, binding.identity)
+  }
+
+  /**
+   * Reads and writes go to the file now at the path. The connection to the replaced file is
+   * closed: SQLite sees it moved, and neither checkpoints into it nor removes the new file's WAL.
+   */
+  #follow(): void {
+    const binding = this.#binding!
+    const opened = binding.reopen()
+    const old = this.#db
     const walSync = this.#walSync
-    this.#db = db
+    this.#db = opened.db
+    binding.identity = opened.identity ?? binding.identity
     this.#statements.clear()
-    this.#walSync = WalSync.of(db)
+    this.#walSync = WalSync.of(opened.db)
     walSync?.close().catch(() => {})
+    try {
+      old.close()
+    } catch {
+      // Closed already, or its file is gone: nothing more is read from it.
+    }
+    binding.onFollowed?.()
   }
 
   /** Statements are prepared once: preparing costs more than running most of them. */
@@ -225,8 +281,12 @@ export class OutboxStore {
     return this.#db
   }
 
+  /**
+   * A write transaction (inside the caller's, when there is one), made on the file now at the
+   * outbox's path (see the class).
+   */
   transaction<T>(work: () => T): T {
-    return this.#db.transaction(work)()
+    return this.#write(work, false)
   }
 
   /**
@@ -236,12 +296,42 @@ export class OutboxStore {
    * outcomes: lost, they leave an item in doubt, which is looked up.
    */
   durably<T>(work: () => T): T {
-    if (this.#db.inTransaction) return this.transaction(work)
-    this.#db.pragma('synchronous = FULL')
-    try {
-      return this.transaction(work)
-    } finally {
-      this.#db.pragma('synchronous = NORMAL')
+    return this.#write(work, true)
+  }
+
+  #write<T>(work: () => T, durable: boolean): T {
+    if (this.#db.inTransaction) return this.#db.transaction(work)()
+    for (let follows = 0; ; follows++) {
+      const db = this.#db
+      let replaced = false
+      if (durable) db.pragma('synchronous = FULL')
+      try {
+        return db
+          .transaction(() => {
+            // Under the write lock: a rebuild that replaces the file holds it until it has.
+            if (this.#replaced()) {
+              replaced = true
+              throw new FileReplaced()
+            }
+            return work()
+          })
+          .immediate()
+      } catch (error) {
+        // A transaction that could not even start on the old file (its damage) may go on the new.
+        if (!replaced && !(error instanceof Database.SqliteError && this.#replaced())) throw error
+        if (follows >= followsPerWrite) {
+          throw new OutboxUnwritable(db.name, 'another process keeps replacing the outbox file')
+        }
+      } finally {
+        if (durable) {
+          try {
+            db.pragma('synchronous = NORMAL')
+          } catch {
+            // The connection is being left for the new file.
+          }
+        }
+      }
+      this.#follow()
     }
   }
 
@@ -727,10 +817,12 @@ export class OutboxStore {
 
   /** Sends everything queued of a connection (or all) now, however long its backoff. */
   makeDue(now: number, connectionId?: string): void {
-    this.#prepare(
-      `UPDATE items SET next_attempt_at = ? WHERE state = 'queued' AND next_attempt_at > ?
-         AND (? IS NULL OR connection_id = ?)`,
-    ).run(now, now, connectionId ?? null, connectionId ?? null)
+    this.#statement(() =>
+      this.#prepare(
+        `UPDATE items SET next_attempt_at = ? WHERE state = 'queued' AND next_attempt_at > ?
+           AND (? IS NULL OR connection_id = ?)`,
+      ).run(now, now, connectionId ?? null, connectionId ?? null),
+    )
   }
 
   following(): OutboxItem[] {
@@ -789,16 +881,16 @@ export class OutboxStore {
    * how a later one of its lane, in doubt, is told apart from it).
    */
   prune(before: number): number {
-    return this.#prepare(
-      `DELETE FROM items WHERE state IN (${settledList}) AND following = 0
+    const sql = `DELETE FROM items WHERE state IN (${settledList}) AND following = 0
          AND updated_at < ?
          AND NOT EXISTS (SELECT 1 FROM dependencies AS d JOIN items AS o ON o.id = d.item_id
            WHERE d.depends_on = items.id AND o.state IN (${unresolvedList}))
          AND NOT EXISTS (SELECT 1 FROM items AS o WHERE o.record_item = items.id
            AND o.id <> items.id AND o.state IN (${unresolvedList}))
          AND (lane IS NULL OR NOT EXISTS (SELECT 1 FROM items AS o INDEXED BY items_by_lane
-           WHERE o.lane = items.lane AND o.state IN (${unresolvedList})))`,
-    ).run(before).changes
+           WHERE o.lane = items.lane AND o.state IN (${unresolvedList})))`
+    // Prepared inside: a write may go over to a rebuilt file first.
+    return this.#statement(() => this.#prepare(sql).run(before).changes)
   }
 
   /**
@@ -840,11 +932,18 @@ export class OutboxStore {
 
   /** Changes an item without moving it (what a followed import answered). */
   #update(id: number, sets: string, values: Record<string, unknown>): void {
-    const { changes } = this.#prepare(`UPDATE items SET ${sets} WHERE id = @id`).run({
-      ...values,
-      id,
+    this.#statement(() => {
+      const { changes } = this.#prepare(`UPDATE items SET ${sets} WHERE id = @id`).run({
+        ...values,
+        id,
+      })
+      if (changes === 0) this.require(id)
     })
-    if (changes === 0) this.require(id)
+  }
+
+  /** A write of its own (see `transaction`), or a part of the caller's transaction. */
+  #statement<T>(work: () => T): T {
+    return this.#db.inTransaction ? work() : this.#write(work, false)
   }
 
   /**
@@ -864,10 +963,12 @@ export class OutboxStore {
       throw new Error(`The moves ${events.join(', ')} do not end in one state.`)
     }
     const guard = also ? `${moveGuard(events)} AND ${also}` : moveGuard(events)
-    const { changes } = this.#prepare(
-      `UPDATE items SET state = '${to}', ${sets} WHERE id = @id AND ${guard}`,
-    ).run({ ...values, id })
-    if (changes === 0) throw new MoveRefused(id, this.require(id).state)
+    this.#statement(() => {
+      const { changes } = this.#prepare(
+        `UPDATE items SET state = '${to}', ${sets} WHERE id = @id AND ${guard}`,
+      ).run({ ...values, id })
+      if (changes === 0) throw new MoveRefused(id, this.require(id).state)
+    })
   }
 }
 

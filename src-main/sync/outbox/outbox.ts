@@ -25,8 +25,16 @@ import { operations } from './operations/index.ts'
 import type { StoredOperation } from './operations/operation.ts'
 import { applyOverlays } from './overlay.ts'
 import { checkOutboxPagesInWorker } from './outbox-page-check.ts'
-import { adoptRebuilt, damageOf, openOutbox, openOutboxFile } from './outbox-recovery.ts'
-import { OutboxRepairs, type OutboxRecovery, type OutboxRepair } from './outbox-repairs.ts'
+import { rebuildSettled } from './outbox-file.ts'
+import {
+  damageOf,
+  openOutbox,
+  openOutboxFile,
+  openOutboxInPlace,
+  repairOf,
+  type PageCheckVerdict,
+} from './outbox-recovery.ts'
+import { OutboxRepairs, type OutboxRepair } from './outbox-repairs.ts'
 import type { Attachment, OutboxItem } from './outbox-item.ts'
 import type { OutboxConnection } from './outbox-connection.ts'
 import { OutboxSender, type RetryTiming } from './outbox-sender.ts'
@@ -125,19 +133,32 @@ export class Outbox {
   /** `start()` was asked while the page check ran: sending starts once it is over. */
   #startWhenReady = false
   #closed = false
+  readonly #file: string
 
   constructor(options: OutboxOptions) {
     this.#options = options
     const log = options.log.child({ component: 'outbox' })
     this.#log = log
     const file = path.join(options.dataDir, 'outbox.db')
+    this.#file = file
     const at = new Date(this.#now())
     const inWorker = options.pageCheck === 'worker'
-    const opened = inWorker ? openOutboxFile(file, at) : openOutbox(file, at)
+    const waiting = {
+      onWaiting: (holder: string) =>
+        log.warn('the outbox is damaged and being repaired by another process; waiting', {
+          holder,
+        }),
+    }
+    const opened = inWorker ? openOutboxFile(file, at, waiting) : openOutbox(file, at, waiting)
     this.#recovery = opened.recovery
     // Told through `repairs()` until the person dismisses it: no window listens yet.
     if (opened.recovery) this.#logRecovery(opened.recovery)
-    this.#store = new OutboxStore(opened.db)
+    this.#store = new OutboxStore(opened.db, {
+      file,
+      identity: opened.identity!,
+      reopen: () => openOutboxInPlace(file),
+      onFollowed: () => this.#followed(),
+    })
     // A file rebuilt as it opened is fresh: no page of it needs checking.
     this.#checking = inWorker && opened.recovery === null
     this.#ready = this.#checking ? this.#checkPages(file, at) : Promise.resolve()
@@ -249,6 +270,9 @@ export class Outbox {
     // Queued while the page check runs: written once it is over, to the rebuilt file if the
     // check found damage (written to the damaged one, it could be lost with the damage).
     await this.#ready
+    // Another process's repair of the file holds its writes: waited for here rather than up to
+    // SQLite's busy timeout (the write then goes to the repaired file).
+    await rebuildSettled(this.#file)
     const copies: Attachment[] = []
     try {
       const items = await this.#queue(checked, copies).catch((error: unknown) => {
@@ -355,7 +379,11 @@ export class Outbox {
 
   /** The person has read of repair `id` (AppError not_found for an id never recorded). */
   dismissRepair(id: number): void {
-    this.#saving(() => new OutboxRepairs(this.#store.database).markSeen(id, this.#now()))
+    this.#saving(() =>
+      this.#store.transaction(() =>
+        new OutboxRepairs(this.#store.database).markSeen(id, this.#now()),
+      ),
+    )
   }
 
   /** Discards an item and the items that depend on it (an upload for an entry discarded...). */
@@ -549,16 +577,19 @@ export class Outbox {
   }
 
   /**
-   * The page check in its worker; when it finds damage, the connection to the damaged file is
-   * closed, the rebuilt file takes its place, and the store goes on over it (`rebind`): every
-   * part of the outbox reads and writes through the store, so none is left on the old file.
+   * The page check in its worker; when it finds damage, the worker (or another process that
+   * found it too) puts the rebuilt file in the damaged one's place, and the store goes over to it
+   * (`OutboxStore.followIfReplaced`): every part of the outbox reads and writes through the
+   * store, so none is left on the old file.
    */
   async #checkPages(file: string, at: Date): Promise<void> {
     try {
       const verdict = await checkOutboxPagesInWorker(file, at, (reason) =>
         this.#log.warn('the outbox pages are checked on the main thread', { reason }),
       )
-      if (!verdict.sound) this.#adopt(file, verdict.rebuilt, at)
+      if (!verdict.sound) this.#adopt(verdict)
+      // What the worker found sound may be a file another process repaired meanwhile.
+      else this.#store.followIfReplaced()
     } catch (error) {
       // Damage that could not be repaired comes as an AppError; anything else kept the check
       // from running at all.
@@ -586,29 +617,22 @@ export class Outbox {
     if (this.#startWhenReady && !this.#closed) this.#sender.start()
   }
 
-  #adopt(file: string, rebuilt: OutboxRecovery, at: Date): void {
-    const damaged = this.#store.database
-    try {
-      damaged.close()
-    } catch (error) {
-      this.#log.warn('the damaged outbox did not close cleanly', { error: String(error) })
+  /** The repaired file is in place: the store goes over to it, and the repair is told. */
+  #adopt(verdict: Exclude<PageCheckVerdict, { sound: true }>): void {
+    // A read may have gone over already.
+    this.#store.followIfReplaced()
+    this.#recovery = repairOf(this.#store.database, verdict)
+    if (this.#recovery) this.#logRecovery(this.#recovery)
+  }
+
+  /** The store went over to a rebuilt file: windows that read the old one read again. */
+  #followed(): void {
+    // The repair of the file gone over to, for this process's windows to tell too.
+    this.#recovery ??= new OutboxRepairs(this.#store.database).unseen().at(-1) ?? null
+    // After this process's own check, the repair is told as such (`#adopt`).
+    if (!this.#checking) {
+      this.#log.warn('another process repaired the outbox file; going on with the repaired one')
     }
-    let adopted: ReturnType<typeof adoptRebuilt>
-    try {
-      adopted = adoptRebuilt(file, rebuilt, at)
-    } catch (error) {
-      // Whatever is in place now stays readable; nothing is written to it (`#checkFailure`).
-      try {
-        this.#store.rebind(openOutboxFile(file, at).db)
-      } catch (reopening) {
-        this.#log.error('the outbox cannot be opened again', { error: String(reopening) })
-      }
-      throw error
-    }
-    this.#store.rebind(adopted.db)
-    this.#recovery = adopted.recovery
-    this.#logRecovery(adopted.recovery)
-    // Windows that read the damaged file read again (the items that could not be read are gone).
     this.#noteChanged(
       unresolvedStates.flatMap((state) => this.#store.idsIn(state)),
       actionBatchMs,
@@ -956,6 +980,13 @@ export class Outbox {
    * nothing to give, an error that says so.
    */
   #reading<T>(read: () => T, meanwhile?: () => T): T {
+    try {
+      this.#store.followIfReplaced()
+    } catch (error) {
+      // The file in the old one's place cannot be opened: reads go on from the old one, and
+      // writes say why they cannot be made.
+      this.#log.warn('the repaired outbox file cannot be opened', { error: String(error) })
+    }
     try {
       return read()
     } catch (error) {

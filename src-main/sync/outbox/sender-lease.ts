@@ -10,6 +10,12 @@ const leaseExpiryMs = 30_000
  */
 const localLeaseExpiryMs = 3_600_000
 
+/** The outbox's store as the lease uses it: write transactions (BEGIN IMMEDIATE) on its file. */
+interface LeaseStore {
+  readonly database: Database.Database
+  transaction<T>(work: () => T): T
+}
+
 /**
  * Only one process sends the outbox at a time (the app and a `vault-desk` command may share a
  * data directory): two senders would reconcile each other's items as interrupted and send them
@@ -18,44 +24,47 @@ const localLeaseExpiryMs = 3_600_000
  */
 export class SenderLease {
   readonly holder = randomUUID()
-  readonly #store: { readonly database: Database.Database }
+  readonly #store: LeaseStore
   readonly #now: () => number
 
-  /** `store`'s database is read at each use: the outbox may be rebuilt after damage meanwhile. */
-  constructor(store: { readonly database: Database.Database }, now: () => number = Date.now) {
+  /**
+   * `store`'s database is read inside each of its write transactions: the outbox may have been
+   * rebuilt after damage meanwhile, and the store gone over to the rebuilt file.
+   */
+  constructor(store: LeaseStore, now: () => number = Date.now) {
     this.#store = store
     this.#now = now
   }
 
   /** Takes (or keeps) the lease; false while another live process holds it. */
   acquire(): boolean {
-    const db = this.#store.database
-    return db
-      .transaction(() => {
-        const now = this.#now()
-        const row = db.prepare('SELECT * FROM sender_lease WHERE id = 1').get() as
-          { holder: string; pid: number; host: string; renewed_at: number } | undefined
-        const heldByOther =
-          row !== undefined &&
-          row.holder !== this.holder &&
-          (row.host === os.hostname()
-            ? isAlive(row.pid) && now - row.renewed_at < localLeaseExpiryMs
-            : now - row.renewed_at < leaseExpiryMs)
-        if (heldByOther) return false
-        db.prepare(
-          `INSERT INTO sender_lease (id, holder, pid, host, renewed_at) VALUES (1, ?, ?, ?, ?)
+    return this.#store.transaction(() => {
+      const db = this.#store.database
+      const now = this.#now()
+      const row = db.prepare('SELECT * FROM sender_lease WHERE id = 1').get() as
+        { holder: string; pid: number; host: string; renewed_at: number } | undefined
+      const heldByOther =
+        row !== undefined &&
+        row.holder !== this.holder &&
+        (row.host === os.hostname()
+          ? isAlive(row.pid) && now - row.renewed_at < localLeaseExpiryMs
+          : now - row.renewed_at < leaseExpiryMs)
+      if (heldByOther) return false
+      db.prepare(
+        `INSERT INTO sender_lease (id, holder, pid, host, renewed_at) VALUES (1, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid,
                host = excluded.host, renewed_at = excluded.renewed_at`,
-        ).run(this.holder, process.pid, os.hostname(), now)
-        return true
-      })
-      .immediate()
+      ).run(this.holder, process.pid, os.hostname(), now)
+      return true
+    })
   }
 
   release(): void {
-    this.#store.database
-      .prepare('DELETE FROM sender_lease WHERE id = 1 AND holder = ?')
-      .run(this.holder)
+    this.#store.transaction(() =>
+      this.#store.database
+        .prepare('DELETE FROM sender_lease WHERE id = 1 AND holder = ?')
+        .run(this.holder),
+    )
   }
 }
 

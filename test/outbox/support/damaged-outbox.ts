@@ -48,15 +48,12 @@ export function collectionNames(count: number): string[] {
   )
 }
 
-/**
- * Queues a `collection.create` per name in `<dataDir>/outbox.db` (never sent), then damages the
- * middle leaf of its items. Returns the file's SHA-256 as damaged.
- */
-export async function writeDamagedOutbox(
+/** Queues a `collection.create` per name in `<dataDir>/outbox.db` (never sent). */
+export async function writeOutbox(
   dataDir: string,
   names: readonly string[],
   target: { connectionId: string; vaultId: number },
-): Promise<string> {
+): Promise<void> {
   const outbox = new Outbox({
     dataDir,
     connection: () => {
@@ -70,9 +67,25 @@ export async function writeDamagedOutbox(
     await outbox.queue({ ...target, operation: 'collection.create', payload: { name } })
   }
   await outbox.close()
-  const file = path.join(dataDir, 'outbox.db')
+}
+
+/** Damages the middle leaf of the items of the outbox file; returns the file's SHA-256 after. */
+export function damageMiddleLeaf(file: string): string {
   const leaves = leafPagesOfItems(file)
   if (leaves.length < 3) throw new Error(`Only ${leaves.length} leaves of items: queue more.`)
   damagePage(file, leaves[Math.floor(leaves.length / 2)]!)
   return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
+}
+
+/**
+ * Queues a `collection.create` per name in `<dataDir>/outbox.db` (never sent), then damages the
+ * middle leaf of its items. Returns the file's SHA-256 as damaged.
+ */
+export async function writeDamagedOutbox(
+  dataDir: string,
+  names: readonly string[],
+  target: { connectionId: string; vaultId: number },
+): Promise<string> {
+  await writeOutbox(dataDir, names, target)
+  return damageMiddleLeaf(path.join(dataDir, 'outbox.db'))
 }
