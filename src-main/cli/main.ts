@@ -10,7 +10,7 @@ import { createServices, type Services } from '../services/index.ts'
 import type { CliIo } from './cli-io.ts'
 import type { Command, OptionSpec } from './command.ts'
 import { commands } from './commands/index.ts'
-import { exitCodeFor, exitCodes, type ExitCode } from './exit-codes.ts'
+import { exitCodeForError, exitCodes, type ExitCode } from './exit-codes.ts'
 import { DataFolderBusy, holdDataFolder, lockHelp, lockOptions } from './data-folder-access.ts'
 import type { DataFolderLock } from '../shared/data-folder-lock.ts'
 
@@ -113,7 +113,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     const value = toErrorValue(error)
     io.stderr(`vault-desk ${command.name}: ${value.message}\n`)
     if (json) io.stdout(`${JSON.stringify({ error: value }, null, 2)}\n`)
-    return exitCodeFor(value.code)
+    return exitCodeForError(error, value.code)
   } finally {
     await services?.close()
     lock?.release()
@@ -151,7 +151,8 @@ const globalHelp = `Options for every command:
   -V, --version     show the version
 ${lockHelp}
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 offline or unreachable, 4 authentication,
-5 another Vault Desk process (the app) syncs this data folder.
+5 another Vault Desk process (the app) syncs this data folder, 6 a cache, the outbox or the app
+database was written by a newer Vault Desk (left untouched: use that version).
 `
 
 function generalHelp(): string {

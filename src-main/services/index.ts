@@ -232,13 +232,6 @@ export function createServices(options: ServiceOptions): Services {
       connectionsRepository.get(id)?.name ??
       null,
   })
-  // A repair by the outbox's page check, which may end after a window asked for the notices.
-  outbox.ready().then(
-    () => {
-      if (outbox.recovery) events.emit('notices.changed', { notices: notices.list() })
-    },
-    () => {},
-  )
   const chem = new LocalChemService({
     runtimes,
     events,

@@ -22,7 +22,12 @@ export interface NoticesOptions {
   dataDir: string
   log: Logger
   /** The outbox's repairs the person has not dismissed, kept in the outbox itself. */
-  outbox: { repairs(): OutboxRepair[]; dismissRepair(id: number): void }
+  outbox: {
+    repairs(): OutboxRepair[]
+    dismissRepair(id: number): Promise<void>
+    /** Repairs found after the outbox opened (another process's included), told at once. */
+    onRepaired?(listener: (repair: OutboxRepair) => void): () => void
+  }
   /** The name the person gave a connection (null when it has none: removed, or headless). */
   connectionName?: (connectionId: string) => string | null
   now?: () => number
@@ -59,6 +64,7 @@ export class NoticesService {
   readonly #unkept = new Map<string, CacheRebuilt>()
   readonly #dismissedUnkept = new Set<string>()
   readonly #stopWatching: () => void
+  readonly #stopHearingRepairs: () => void
   /** What `notices.changed` told last, to tell a change another process made only once. */
   #lastTold: string | undefined
 
@@ -75,6 +81,9 @@ export class NoticesService {
     })
     options.events.on('cache.rebuilt', (event) => this.#cacheRebuilt(event))
     this.#stopWatching = this.#kept.watch(() => this.#changed({ onlyIfDifferent: true }))
+    // A CLI that repairs the outbox while a window is open: the window shows it at once.
+    this.#stopHearingRepairs =
+      options.outbox.onRepaired?.(() => this.#changed({ onlyIfDifferent: true })) ?? (() => {})
     this.#lastTold = JSON.stringify(this.list())
   }
 
@@ -95,14 +104,15 @@ export class NoticesService {
 
   /**
    * The person has read notice `id` (again is no error: two windows may both dismiss it); an id
-   * never shown is `not_found`.
+   * never shown is `not_found`. A repair dismissed while the outbox's start-up check runs is
+   * dismissed once it ends.
    */
-  dismiss(id: string): { dismissed: true } {
+  async dismiss(id: string): Promise<{ dismissed: true }> {
     if (id.startsWith(repairPrefix)) {
       const repairId = Number(id.slice(repairPrefix.length))
       if (!Number.isSafeInteger(repairId)) throw unknownNotice(id)
       try {
-        this.#outbox.dismissRepair(repairId)
+        await this.#outbox.dismissRepair(repairId)
       } catch (error) {
         throw error instanceof AppError && error.code === 'not_found' ? unknownNotice(id) : error
       }
@@ -135,6 +145,7 @@ export class NoticesService {
   /** Stops following the notices other processes keep and dismiss. */
   close(): void {
     this.#stopWatching()
+    this.#stopHearingRepairs()
   }
 
   #cacheRebuilt(event: AppEvents['cache.rebuilt']): void {
@@ -187,7 +198,7 @@ function readCacheRebuilt(value: unknown): CacheRebuilt | null {
   const notice = value as Partial<Record<keyof CacheRebuilt, unknown>>
   const texts = [notice.connectionId, notice.details, notice.movedTo, notice.at]
   if (!texts.every((text) => typeof text === 'string')) return null
-  if (notice.reason !== 'damaged' && notice.reason !== 'newer_schema') return null
+  if (notice.reason !== 'damaged') return null
   if (!(notice.connectionName === null || typeof notice.connectionName === 'string')) return null
   return notice as CacheRebuilt
 }
@@ -216,18 +227,14 @@ function repairNotice(repair: OutboxRepair): AppNotice {
 
 function rebuiltNotice(id: string, rebuilt: CacheRebuilt, name: string | null): AppNotice {
   const connection = name === null ? 'a connection' : `“${name}”`
-  const damaged = rebuilt.reason === 'damaged'
   return {
     id,
     kind: 'cache-rebuilt',
     severity: 'warning',
-    title: damaged
-      ? `The local copy of ${connection} was damaged and is being synced again`
-      : `The local copy of ${connection} was written by a newer Vault Desk and is being synced again`,
-    details: `${damaged ? 'SQLite found: ' : 'Its '}${rebuilt.details.replace(/\.$/, '')}. The copy was set aside and a fresh one started; until the next sync of this connection ends, lists and searches show only what it has brought back. Work queued in the outbox is kept apart and was not touched.`,
-    advice: damaged
-      ? 'Nothing is lost: the vault holds every record. Stay connected until the sync ends to work offline again. The damaged copy is of use only to support; delete it when you wish.'
-      : 'Nothing is lost: the vault holds every record. The newer Vault Desk can still use the copy set aside; this version syncs its own meanwhile.',
+    title: `The local copy of ${connection} was damaged and is being synced again`,
+    details: `SQLite found: ${rebuilt.details.replace(/\.$/, '')}. The copy was set aside and a fresh one started; until the next sync of this connection ends, lists and searches show only what it has brought back. Work queued in the outbox is kept apart and was not touched.`,
+    advice:
+      'Nothing is lost: the vault holds every record. Stay connected until the sync ends to work offline again. The damaged copy is of use only to support; delete it when you wish.',
     path: rebuilt.movedTo,
     at: rebuilt.at,
   }

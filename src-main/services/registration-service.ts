@@ -191,7 +191,7 @@ export class RegistrationService {
       })
       return { ok: true, items: [created!.id, batchItem!.id] }
     } catch (error) {
-      outbox.discard(created!.id)
+      await outbox.discard(created!.id)
       throw error
     }
   }

@@ -28,10 +28,10 @@ export interface AppEvents {
   }
   /** The server refused a connection's token: its sync stopped; ask for a new one. */
   'connections.needsToken': { connectionId: string; name: string; message: string }
-  /** A damaged cache (or one from a newer Vault Desk) was set aside and a fresh one started. */
+  /** A damaged cache was set aside and a fresh one started. */
   'cache.rebuilt': {
     connectionId: string
-    reason: 'damaged' | 'newer_schema'
+    reason: 'damaged'
     details: string
     movedTo: string
   }

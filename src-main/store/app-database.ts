@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { Migration } from './migrations.ts'
+import { refuseNewerSchema, type Migration } from './migrations.ts'
 import { openDatabase } from './sqlite.ts'
 
 /**
@@ -88,6 +88,10 @@ function renameConnectionsAlikeInCase(db: Database.Database): void {
   }
 }
 
+const appDatabaseName = 'the app database'
+
+/** Opens the app database; one a newer Vault Desk wrote is refused untouched (NewerSchemaError). */
 export function openAppDatabase(file: string): Database.Database {
-  return openDatabase(file, appMigrations, 'the app database')
+  refuseNewerSchema(file, appMigrations, appDatabaseName)
+  return openDatabase(file, appMigrations, appDatabaseName)
 }

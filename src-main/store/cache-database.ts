@@ -4,14 +4,17 @@ import Database from 'better-sqlite3'
 import { AppError } from '../shared/app-error.ts'
 import { cacheMigrations } from './cache-migrations.ts'
 import { moveCacheAside } from './cache-files.ts'
-import { migrate } from './migrations.ts'
+import { migrate, refuseNewerSchema } from './migrations.ts'
 import { createDeclaredTables } from './record-tables.ts'
 import { configureConnection } from './sqlite.ts'
 import { limitWalFile, neverCheckpoint } from './wal-checkpoints.ts'
 
-/** Why a cache was set aside and started afresh; sync must then pull everything again. */
+/**
+ * Why a cache was set aside and started afresh; sync must then pull everything again. A cache
+ * written by a newer Vault Desk is never set aside: it is refused untouched (`NewerSchemaError`).
+ */
 export interface CacheRecovery {
-  reason: 'damaged' | 'newer_schema'
+  reason: 'damaged'
   /** What SQLite reported. */
   details: string
   /** Where the old file now is. */
@@ -23,6 +26,8 @@ export interface OpenedCacheDatabase {
   recovery: CacheRecovery | null
 }
 
+const cacheName = 'the cache'
+
 /** Enough page cache for the indexes that search and lists walk, bounded for memory. */
 const cacheSizeKiB = 32 * 1024
 /**
@@ -33,12 +38,13 @@ const cacheSizeKiB = 32 * 1024
 const pageSizeBytes = 8192
 
 /**
- * Opens a connection's cache. What can be checked at once is: a file that is not a database, or
- * whose schema cannot be read, is damaged; one written by a newer Vault Desk cannot be used. Such
- * a cache is moved aside and a fresh one created. Only this file and its companions are touched:
- * queued work lives in its own database (the outbox) and survives. Other failures (locked,
- * read-only, disk full) are errors, never a reason to set a cache aside. The full check of every
- * page takes seconds for a large cache and runs in a worker: see cache-verification.ts.
+ * Opens a connection's cache. One written by a newer Vault Desk is refused before anything opens
+ * it (`NewerSchemaError`), left byte for byte as it is: the newer build still uses it. Then what
+ * can be checked at once is: a file that is not a database, or whose schema cannot be read, is
+ * damaged; it is moved aside and a fresh one created. Only this file and its companions are
+ * touched: queued work lives in its own database (the outbox) and survives. Other failures
+ * (locked, read-only, disk full) are errors, never a reason to set a cache aside. The full check
+ * of every page takes seconds for a large cache and runs in a worker: see cache-verification.ts.
  */
 export function openCacheDatabase(
   file: string,
@@ -46,6 +52,7 @@ export function openCacheDatabase(
 ): OpenedCacheDatabase {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   const exists = fs.existsSync(file)
+  if (exists) refuseNewerCache(file)
   let db: Database.Database | undefined
   let recovery: CacheRecovery | null = null
   try {
@@ -62,7 +69,7 @@ export function openCacheDatabase(
     if (!exists || recovery) db.pragma(`page_size = ${pageSizeBytes}`)
     configureCache(db)
     neverCheckpoint(db)
-    migrate(db, cacheMigrations, `The cache ${file}`)
+    migrate(db, cacheMigrations, cacheName)
     createDeclaredTables(db)
     return { db, recovery }
   } catch (error) {
@@ -72,6 +79,11 @@ export function openCacheDatabase(
       cause: error,
     })
   }
+}
+
+/** Throws NewerSchemaError for a cache a newer Vault Desk wrote, before anything touches it. */
+export function refuseNewerCache(file: string): void {
+  refuseNewerSchema(file, cacheMigrations, cacheName)
 }
 
 /** The settings of every connection to a cache: the main thread's and the writer's. */
@@ -98,13 +110,6 @@ export function setAside(
 function problemOf(db: Database.Database, file: string): Omit<CacheRecovery, 'movedTo'> | null {
   try {
     db.prepare('SELECT count(*) FROM sqlite_schema').get()
-    const version = db.pragma('user_version', { simple: true }) as number
-    if (version > cacheMigrations.length) {
-      return {
-        reason: 'newer_schema',
-        details: `schema ${version} was written by a newer Vault Desk (this build knows ${cacheMigrations.length})`,
-      }
-    }
     return null
   } catch (error) {
     if (isCorruption(error)) return { reason: 'damaged', details: (error as Error).message }

@@ -2,7 +2,7 @@ import path from 'node:path'
 import { AppError } from '../shared/app-error.ts'
 import { createPrivateFolder, makeFilesPrivate } from '../shared/private-files.ts'
 import { hasPendingBackfills } from './cache-backfills.ts'
-import { setAside, type CacheRecovery } from './cache-database.ts'
+import { refuseNewerCache, setAside, type CacheRecovery } from './cache-database.ts'
 import { cacheFile, deleteCacheFiles } from './cache-files.ts'
 import { verifyCacheFile } from './cache-verification.ts'
 import { databaseFiles } from './sqlite.ts'
@@ -61,12 +61,16 @@ export class ConnectionCaches {
    * Checks every page of a connection's cache in a worker (run it once after the start). When the
    * cache is damaged it is closed, moved aside and opened afresh, and the recovery is returned:
    * sync must then pull everything again, and holders of the old VaultCache must take the new one
-   * from open(). Null when the cache is sound or the check could not run.
+   * from open(). Null when the cache is sound or the check could not run. A cache a newer Vault
+   * Desk wrote is neither checked nor set aside (`NewerSchemaError`).
    */
   async verify(connectionId: string): Promise<CacheRecovery | null> {
     const file = cacheFile(this.#dataDir, connectionId)
+    refuseNewerCache(file)
     const verdict = await verifyCacheFile(file)
     if (verdict.sound !== false) return null
+    // Written by a newer Vault Desk during the check (another process): not this build's to judge.
+    refuseNewerCache(file)
     await this.close(connectionId)
     const recovery = setAside(file, { reason: 'damaged', details: verdict.details })
     this.open(connectionId)

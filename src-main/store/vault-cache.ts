@@ -49,9 +49,10 @@ export class VaultCache {
   readonly #stopWatchingWrites: () => void
 
   /**
-   * Opens the cache at `file`. One that is not a database, or was written by a newer Vault Desk,
-   * is set aside and started afresh (`recovery` says so); the full check of every page runs
-   * later, in a worker (ConnectionCaches.verify).
+   * Opens the cache at `file`. One that is not a database is set aside and started afresh
+   * (`recovery` says so); one written by a newer Vault Desk is refused untouched
+   * (`NewerSchemaError`). The full check of every page runs later, in a worker
+   * (ConnectionCaches.verify).
    */
   static open(file: string): { cache: VaultCache; recovery: CacheRecovery | null } {
     const { db, recovery } = openCacheDatabase(file)

@@ -105,8 +105,8 @@ describe('uploads of one name to one record', () => {
     expect(items.map((item) => item.state)).toEqual(['uncertain', 'uncertain'])
     expect(items[0]!.lastError).toMatch(/2 uploads of twin-\d+\.csv .* 1 file of that name arrived/)
     // The person decides; each is then on the server once.
-    outbox.resolveUncertain(ids[0]!, 'resend')
-    outbox.resolveUncertain(ids[1]!, 'done')
+    await outbox.resolveUncertain(ids[0]!, 'resend')
+    await outbox.resolveUncertain(ids[1]!, 'done')
     await settled(outbox)
     expect(ids.map((id) => outbox.item(id).state)).toEqual(['sent', 'sent'])
     expect(filesNamed(name, moleculeId)).toHaveLength(2)
@@ -119,12 +119,12 @@ describe('uploads of one name to one record', () => {
     outbox.start()
     await settled(outbox)
     expect(ids.map((id) => outbox.item(id).state)).toEqual(['uncertain', 'uncertain'])
-    outbox.resolveUncertain(ids[0]!, 'done', arrived)
-    expect(() => outbox.resolveUncertain(ids[1]!, 'done', arrived)).toThrow(
+    await outbox.resolveUncertain(ids[0]!, 'done', arrived)
+    await expect(outbox.resolveUncertain(ids[1]!, 'done', arrived)).rejects.toThrow(
       new RegExp(`record ${arrived} is already accounted for by another item`),
     )
     expect(outbox.item(ids[1]!).state).toBe('uncertain')
-    outbox.resolveUncertain(ids[1]!, 'resend')
+    await outbox.resolveUncertain(ids[1]!, 'resend')
     await settled(outbox)
     expect(outbox.item(ids[1]!).state).toBe('sent')
     expect(filesNamed(name, moleculeId)).toHaveLength(2)

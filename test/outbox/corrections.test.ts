@@ -56,7 +56,7 @@ describe('corrections of every kind', () => {
       location: { id: 4242, position: 'B07' },
     })
     // This vault has no such location: the sample is not sent.
-    outbox.discard(placed!.id)
+    await outbox.discard(placed!.id)
     expect(outbox.pendingList(connectionId, vaultId, 'collections')[0]?.record).toMatchObject({
       name: 'Offline picks',
       molecules: [batch!.moleculeId, second!.moleculeId],
@@ -110,7 +110,7 @@ describe('corrections of every kind', () => {
       state: 'conflict',
       theirs: expect.objectContaining({ location: 'Bench 4' }),
     })
-    outbox.resolveConflict(edit!.id, 'theirs')
+    await outbox.resolveConflict(edit!.id, 'theirs')
     expect(outbox.item(edit!.id).state).toBe('cancelled')
     expect(cache.get('plates', vaultId, plate.id)).toMatchObject({ location: 'Bench 4' })
     expect((await client.plates.get(vaultId, plate.id)).location).toBe('Bench 4')

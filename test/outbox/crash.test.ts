@@ -610,7 +610,7 @@ async function decide(
     log: silentLogger,
   })
   try {
-    outbox.resolveUncertain(itemId, choice)
+    await outbox.resolveUncertain(itemId, choice)
     outbox.start()
     await outbox.flush()
     expect(outbox.item(itemId)).toMatchObject({ state: 'sent', lastError: null })

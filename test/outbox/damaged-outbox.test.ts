@@ -102,7 +102,7 @@ describe('a damaged outbox.db', () => {
     const again = harness.open({ dataDir }).outbox
     expect(again.recovery).toBeNull()
     expect(again.repairs()).toEqual([repair])
-    again.dismissRepair(repair!.id)
+    await again.dismissRepair(repair!.id)
     expect(again.repairs()).toEqual([])
   }, 120_000)
 

@@ -117,7 +117,7 @@ describe('ELN entries through the outbox', () => {
     })
     expect(entryRow(entryId).title).toBe('Recrystallisation')
 
-    outbox.resolveConflict(edit!.id, 'mine')
+    await outbox.resolveConflict(edit!.id, 'mine')
     await settled(outbox)
     expect(outbox.item(edit!.id).state).toBe('sent')
     expect(entryRow(entryId).title).toBe('Crystallisation trials, round 2')
@@ -174,7 +174,7 @@ describe('ELN entries through the outbox', () => {
     expect(modifiedAt()).toBe(retitledAt)
 
     // Kept: mine goes over the copy now seen.
-    outbox.resolveConflict(edit!.id, 'mine')
+    await outbox.resolveConflict(edit!.id, 'mine')
     await settled(outbox)
     expect(outbox.item(edit!.id).state).toBe('sent')
     expect(entryRow(entryId).title).toBe('Crystallisation trials, round 2')
@@ -235,7 +235,7 @@ describe('ELN entries through the outbox', () => {
       state: 'conflict',
       theirs: expect.objectContaining({ eln_fields: { Solvent: 'DMF', Scale: '10 g' } }),
     })
-    outbox.resolveConflict(first!.id, 'theirs')
+    await outbox.resolveConflict(first!.id, 'theirs')
     expect(outbox.item(first!.id).state).toBe('cancelled')
     expect(fieldsOnServer()).toEqual({ Solvent: 'DMF', Scale: '10 g' })
     expect(cache.get('eln_entries', vaultId, entryId)?.eln_fields).toEqual({
@@ -260,7 +260,7 @@ describe('ELN entries through the outbox', () => {
       entry: { item: create!.id },
       body: [{ type: 'file', path: tempFile('scratch.txt', 'scratch') }],
     })
-    const { discarded } = outbox.discard(create!.id)
+    const { discarded } = await outbox.discard(create!.id)
     expect(discarded.sort()).toEqual([create!.id, ...appended.map((item) => item.id)].sort())
     expect(outbox.counts().pending).toBe(0)
     expect(outbox.pendingList(connectionId, vaultId, 'eln_entries')).toEqual([])

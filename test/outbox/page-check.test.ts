@@ -4,6 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createDispatcher } from '../../src-main/ipc/dispatcher.ts'
+import { createHandlers } from '../../src-main/ipc/handlers.ts'
 import { createServices, type Services } from '../../src-main/services/index.ts'
 import type { AppNotice } from '../../src-main/shared/app-notices.ts'
 import { silentLogger, type Logger } from '../../src-main/shared/logger.ts'
@@ -59,6 +61,16 @@ function namesIn(file: string): string[] {
       .prepare("SELECT payload ->> '$.name' FROM items ORDER BY id")
       .pluck()
       .all() as string[]
+  } finally {
+    db.close()
+  }
+}
+
+/** An item's state in an outbox file, read apart from any outbox. */
+function stateIn(file: string, id: number): string {
+  const db = new Database(file, { readonly: true })
+  try {
+    return db.prepare('SELECT state FROM items WHERE id = ?').pluck().get(id) as string
   } finally {
     db.close()
   }
@@ -167,6 +179,34 @@ describe('the outbox page check in a worker', () => {
     expect(again.list({ states: ['sent'] })).toHaveLength(sent.length)
   }, 120_000)
 
+  it('waits with a decision made during the check of a damaged outbox, then makes it in the rebuilt file', async () => {
+    const dir = dataDir()
+    const names = collectionNames(240)
+    const damagedHash = await writeDamagedOutbox(dir, names, target())
+    const file = path.join(dir, 'outbox.db')
+
+    const { outbox } = harness.open({ dataDir: dir, tuning: inWorker().tuning })
+    // A click in the first second: the first item (on the first page, never the damaged one).
+    const discarded = outbox.discard(1)
+    expect(await readyBeforeATimer(outbox)).toBe(false)
+    expect(await discarded).toEqual({ discarded: [1] })
+
+    const recovery = outbox.recovery!
+    expect(recovery.unreadable).toBeGreaterThan(0)
+    expect(outbox.item(1)).toMatchObject({ state: 'cancelled', payload: { name: names[0] } })
+    expect(stateIn(file, 1)).toBe('cancelled')
+    // The damaged copy set aside is as found: the decision went to the rebuilt file only.
+    expect(sha256(recovery.movedTo)).toBe(damagedHash)
+    // Dismissing the repair during a later start's check waits for it too.
+    await outbox.close()
+    const again = harness.open({ dataDir: dir, tuning: inWorker().tuning }).outbox
+    const dismissed = again.dismissRepair(recovery.id)
+    expect(await readyBeforeATimer(again)).toBe(false)
+    await dismissed
+    expect(again.repairs()).toEqual([])
+    await again.close()
+  }, 120_000)
+
   it('leaves a sound outbox as it is, readable during the check and writable after', async () => {
     const dir = dataDir()
     const first = harness.open({ dataDir: dir }).outbox
@@ -185,13 +225,8 @@ describe('the outbox page check in a worker', () => {
     const hashWhenChecked = outbox.ready().then(() => sha256(file))
     expect(outbox.list().map((item) => item.id)).toEqual([queued!.id])
     expect(outbox.counts().queued).toBe(1)
-    // A decision cannot wait for the check: it is refused, saying why, and changes nothing.
-    expect(() => outbox.discard(queued!.id)).toThrow(
-      expect.objectContaining({
-        code: 'conflict',
-        message: expect.stringMatching(/still checking its file.*nothing was changed/),
-      }) as Error,
-    )
+    // A decision made during the check takes effect once the check is over.
+    const discardedMeanwhile = outbox.discard(queued!.id)
     const queuedMeanwhile = outbox.queue({
       ...target(),
       operation: 'collection.create',
@@ -200,17 +235,15 @@ describe('the outbox page check in a worker', () => {
     expect(await readyBeforeATimer(outbox)).toBe(false)
     await outbox.ready()
     await queuedMeanwhile
+    expect(await discardedMeanwhile).toEqual({ discarded: [queued!.id] })
 
     expect(await hashWhenChecked).toBe(before)
     expect(logged).toEqual([])
     expect(outbox.recovery).toBeNull()
     expect(outbox.repairs()).toEqual([])
     expect(fs.readdirSync(dir).filter((name) => /damaged|recovering/.test(name))).toEqual([])
-    expect(outbox.list().map((item) => item.payload.name)).toEqual([
-      'Queued before the restart',
-      'Queued during the check',
-    ])
-    expect(outbox.discard(queued!.id)).toEqual({ discarded: [queued!.id] })
+    expect(outbox.list().map((item) => item.payload.name)).toEqual(['Queued during the check'])
+    expect(outbox.item(queued!.id).state).toBe('cancelled')
     await outbox.close()
     expect(namesIn(file)).toEqual(['Queued before the restart', 'Queued during the check'])
   }, 60_000)
@@ -229,6 +262,7 @@ describe('the outbox page check in a worker', () => {
       operation: 'collection.create',
       payload: { name: 'Never silently dropped' },
     })
+    const discarded = outbox.discard(1)
     const reason = expect.objectContaining({
       code: 'storage',
       message: expect.stringMatching(
@@ -237,8 +271,9 @@ describe('the outbox page check in a worker', () => {
     }) as Error
     await expect(outbox.ready()).rejects.toThrow(reason)
     await expect(queued).rejects.toThrow(reason)
+    await expect(discarded).rejects.toThrow(reason)
     expect(outbox.start()).toBe(false)
-    expect(() => outbox.discard(1)).toThrow(reason)
+    await expect(outbox.retry(1)).rejects.toThrow(reason)
     expect(events).toContainEqual({
       name: 'storage.failed',
       payload: {
@@ -302,5 +337,23 @@ describe('a window started on a damaged outbox', () => {
       told.some((notices) => notices.some((notice) => notice.path === recovery.movedTo)),
     )
     expect(app.outbox.list()).toHaveLength(recovery.recovered)
+  }, 120_000)
+
+  it('has a click made during the check take effect once it is over, through IPC', async () => {
+    const dir = dataDir()
+    const names = collectionNames(240)
+    await writeDamagedOutbox(dir, names, { connectionId: 'lab', vaultId: 1 })
+
+    const app = createServices({ host: 'web', dataDir: dir, chemWorkers: 1, background: false })
+    services.push(app)
+    const dispatch = createDispatcher(createHandlers(app), app.log)
+    const discarded = dispatch('outbox.discard', { id: 1 })
+    const unknown = dispatch('outbox.retry', { id: 1_000_000 })
+    expect(await readyBeforeATimer(app.outbox)).toBe(false)
+    expect(await discarded).toEqual({ ok: true, value: { discarded: [1] } })
+    // Errors stay values over IPC, as before the check.
+    expect(await unknown).toMatchObject({ ok: false, error: { code: 'not_found' } })
+    expect(app.outbox.recovery!.unreadable).toBeGreaterThan(0)
+    expect(app.outbox.item(1).state).toBe('cancelled')
   }, 120_000)
 })

@@ -126,14 +126,14 @@ describe('the outbox sends what was queued offline', () => {
     expect(byState(outbox.list({ states: ['sent'] }))).toEqual({ sent: 2 })
 
     // An edit corrects what the declaration lets the person correct, never what it changes.
-    expect(() =>
+    await expect(
       outbox.edit(refused!.id, { molecule: ids[1]!, changes: { synonyms: ['Moved'] } }),
-    ).toThrow(`An edit of item ${refused!.id} may change only changes, not molecule;`)
-    outbox.edit(refused!.id, { molecule: ids[0]!, changes: { synonyms: ['Fixed'] } })
+    ).rejects.toThrow(`An edit of item ${refused!.id} may change only changes, not molecule;`)
+    await outbox.edit(refused!.id, { molecule: ids[0]!, changes: { synonyms: ['Fixed'] } })
     await waitUntil('the fixed item is sent', () => outbox.item(refused!.id).state === 'sent')
-    expect(() =>
+    await expect(
       outbox.edit(refused!.id, { molecule: ids[0]!, changes: { synonyms: ['Late'] } }),
-    ).toThrow(`Item ${refused!.id} is sent; it cannot be edited.`)
+    ).rejects.toThrow(`Item ${refused!.id} is sent; it cannot be edited.`)
   })
 
   it('never edits an upload: its copy and its target stay as queued', async () => {
@@ -146,9 +146,9 @@ describe('the outbox sends what was queued offline', () => {
       file: tempFile('gel.png', 'not really a picture'),
       target: { kind: 'molecule', ref: { id: moleculeId! } },
     })
-    expect(() =>
+    await expect(
       outbox.edit(upload!.id, { target: { kind: 'molecule', ref: { id: otherId! } } }),
-    ).toThrow(`Item ${upload!.id} is a file upload, which cannot be edited`)
+    ).rejects.toThrow(`Item ${upload!.id} is a file upload, which cannot be edited`)
     expect(outbox.item(upload!.id)).toMatchObject({
       state: 'queued',
       payload: { target: { kind: 'molecule', ref: { id: moleculeId } } },

@@ -211,6 +211,25 @@ describe('an outbox shared by two processes', () => {
     }
   }, 180_000)
 
+  it('an idle outbox goes over to a file another process repaired, and says so at once', async () => {
+    const dir = dataDir()
+    const names = collectionNames(240)
+    await writeOutbox(dir, names, target())
+    // Opened, never started nor read again: nothing of its own would look at the file.
+    const { outbox } = harness.open({ dataDir: dir, tuning: { replacedPollMs: 50 } })
+    const told = new Promise<OutboxRepair>((resolve) => outbox.onRepaired(resolve))
+
+    damageMiddleLeaf(path.join(dir, 'outbox.db'))
+    const cli = await startChild(['open', dir, 'inline'])
+    cli.tell('go')
+    const { recovery } = (await cli.next()) as { recovery: OutboxRepair }
+    cli.tell('close')
+    expect(await cli.exited).toBe(0)
+
+    expect(await told).toEqual(recovery)
+    expect(outbox.recovery).toEqual(recovery)
+  }, 120_000)
+
   it('takes over the repair claim of a process that died while repairing', async () => {
     const dir = dataDir()
     const file = path.join(dir, 'outbox.db')

@@ -228,7 +228,7 @@ describe('an outbox that cannot save', () => {
     expect(outbox.unwritable?.message).toMatch(/another program holds the outbox/)
     let refusal: unknown
     try {
-      outbox.discard(item!.id)
+      await outbox.discard(item!.id)
     } catch (error) {
       refusal = error
     }

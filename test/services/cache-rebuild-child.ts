@@ -1,7 +1,7 @@
 /**
  * A CLI-like process on a data folder, for notices.test.ts: opens the headless connection of
- * BASE_URL (its cache, which the test made look written by a newer Vault Desk, is set aside and
- * rebuilt), prints the notices it then lists as one JSON line, and exits.
+ * BASE_URL (its cache, whose header the test overwrote, is set aside and rebuilt), prints the
+ * notices it then lists as one JSON line, and exits.
  */
 import { createServices } from '../../src-main/services/index.ts'
 

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import readline from 'node:readline'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createDispatcher } from '../../src-main/ipc/dispatcher.ts'
 import { createHandlers } from '../../src-main/ipc/handlers.ts'
@@ -11,9 +12,15 @@ import type { AppNotice } from '../../src-main/shared/app-notices.ts'
 import type { AppEvents } from '../../src-main/shared/events.ts'
 import { cacheFile } from '../../src-main/store/cache-files.ts'
 import { cacheMigrations } from '../../src-main/store/cache-migrations.ts'
+import { NewerSchemaError } from '../../src-main/store/migrations.ts'
 import { damagePages } from '../store/fixtures/damaged-pages.ts'
 import { moleculeRecords } from '../store/fixtures/molecule-records.ts'
-import { collectionNames, writeDamagedOutbox } from '../outbox/support/damaged-outbox.ts'
+import {
+  collectionNames,
+  damageMiddleLeaf,
+  writeDamagedOutbox,
+  writeOutbox,
+} from '../outbox/support/damaged-outbox.ts'
 
 /**
  * What happened before any window listened, or lasts while it runs, is kept as a notice the
@@ -23,6 +30,20 @@ import { collectionNames, writeDamagedOutbox } from '../outbox/support/damaged-o
 
 const holderScript = path.resolve(import.meta.dirname, 'lock-holder-child.ts')
 const rebuildScript = path.resolve(import.meta.dirname, 'cache-rebuild-child.ts')
+const sharedOutboxScript = path.resolve(
+  import.meta.dirname,
+  '../outbox/support/shared-outbox-child.ts',
+)
+
+/** Overwrites a closed cache's header, as a lost write would leave it: SQLite finds it at open. */
+function overwriteHeader(file: string): void {
+  const handle = fs.openSync(file, 'r+')
+  try {
+    fs.writeSync(handle, Buffer.alloc(100, 0x5a), 0, 100, 0)
+  } finally {
+    fs.closeSync(handle)
+  }
+}
 let dataDir: string
 const opened: Services[] = []
 const children: ChildProcess[] = []
@@ -116,6 +137,41 @@ describe('the notices a window asks for when it starts', () => {
     expect(start('cli').services.notices.list()).toEqual([])
   }, 120_000)
 
+  it('tell an open window at once when another process repairs the outbox', async () => {
+    const names = collectionNames(240)
+    await writeOutbox(dataDir, names, { connectionId: 'lab', vaultId: 1 })
+    const app = start('web')
+    await app.services.outbox.ready()
+    expect(app.services.notices.list()).toEqual([])
+
+    // A CLI command finds the outbox damaged and rebuilds it while the window is open.
+    damageMiddleLeaf(path.join(dataDir, 'outbox.db'))
+    const cli = spawn(process.execPath, [sharedOutboxScript, 'open', dataDir, 'inline'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, SHARED_OUTBOX_VAULT: '1' },
+    })
+    children.push(cli)
+    const lines = readline.createInterface({ input: cli.stdout! })[Symbol.asyncIterator]()
+    expect(JSON.parse((await lines.next()).value as string)).toEqual({ ready: true })
+    cli.stdin!.write('go\n')
+    const { recovery } = JSON.parse((await lines.next()).value as string) as {
+      recovery: { id: number; movedTo: string; unreadable: number }
+    }
+    expect(recovery.unreadable).toBeGreaterThan(0)
+    cli.stdin!.write('close\n')
+
+    // Nothing in the app reads the outbox or its notices: the window is told all the same.
+    await until(() => app.told.length > 0, 'the window is told of the repair')
+    expect(app.told.at(-1)).toEqual([
+      expect.objectContaining({
+        id: `outbox-repaired:${recovery.id}`,
+        kind: 'outbox-repaired',
+        path: recovery.movedTo,
+      }),
+    ])
+    expect(app.services.outbox.recovery).toMatchObject({ movedTo: recovery.movedTo })
+  }, 120_000)
+
   it('name the process that holds the data folder while it does, and go when it lets go', async () => {
     const child = spawn(process.execPath, [holderScript, dataDir, "'vault-desk sync'"], {
       stdio: ['pipe', 'pipe', 'inherit'],
@@ -138,7 +194,7 @@ describe('the notices a window asks for when it starts', () => {
     expect(held!.advice).toMatch(/Let it finish, or close it/)
 
     // Dismissed, it stays dismissed while the same process holds the folder...
-    expect(app.services.notices.dismiss(held!.id)).toEqual({ dismissed: true })
+    expect(await app.services.notices.dismiss(held!.id)).toEqual({ dismissed: true })
     expect(app.services.notices.list()).toEqual([])
     await new Promise((resolve) => setTimeout(resolve, 2_500))
     expect(app.services.notices.list()).toEqual([])
@@ -221,35 +277,25 @@ describe('the notices a window asks for when it starts', () => {
     })
     await stop(app.services)
 
-    // A cache a newer Vault Desk wrote is set aside as it opens: told, naming the connection.
+    // A cache a newer Vault Desk wrote is not damaged: refused untouched, never set aside or told.
     const fresh = new Database(cacheFile(dataDir, id))
     fresh.pragma(`user_version = ${cacheMigrations.length + 3}`)
     fresh.close()
     const later = start('cli')
-    later.services.runtimes.headless(baseUrl, 'token-1')
-    const [newer] = later.services.notices.list()
-    expect(newer).toMatchObject({
-      kind: 'cache-rebuilt',
-      title: `The local copy of “${baseUrl}” was written by a newer Vault Desk and is being synced again`,
-    })
-    expect(newer!.details).toContain(`Its schema ${cacheMigrations.length + 3} was written`)
-    expect(newer!.advice).toMatch(/newer Vault Desk can still use the copy set aside/)
-    expect(newer!.id).not.toBe(notice!.id)
-    expect(fs.existsSync(newer!.path!)).toBe(true)
-    expect(later.told).toEqual([[newer]])
+    expect(() => later.services.runtimes.headless(baseUrl, 'token-1')).toThrow(NewerSchemaError)
+    expect(later.services.notices.list()).toEqual([])
+    expect(later.told).toEqual([])
   }, 120_000)
 })
 
 describe('a cache set aside and rebuilt, kept in the data folder', () => {
   const noticesFolder = () => path.join(dataDir, 'notices')
 
-  /** Makes `services` find the cache of `baseUrl` written by a newer Vault Desk and rebuild it. */
-  async function rebuildAsNewer(services: Services, baseUrl: string): Promise<string> {
+  /** Makes `services` find the cache of `baseUrl` damaged as it opens and rebuild it. */
+  async function rebuildAsDamaged(services: Services, baseUrl: string): Promise<string> {
     const { id } = services.runtimes.headless(baseUrl, 'token-1')
     await services.runtimes.close(id)
-    const newer = new Database(cacheFile(dataDir, id))
-    newer.pragma(`user_version = ${cacheMigrations.length + 3}`)
-    newer.close()
+    overwriteHeader(cacheFile(dataDir, id))
     const rebuilt: AppEvents['cache.rebuilt'][] = []
     const listening = services.events.on('cache.rebuilt', (event) => rebuilt.push(event))
     services.runtimes.headless(baseUrl, 'token-1')
@@ -260,7 +306,7 @@ describe('a cache set aside and rebuilt, kept in the data folder', () => {
 
   it('is told by every process on the folder, later ones too, until dismissed in one', async () => {
     const first = start('cli')
-    const firstCopy = await rebuildAsNewer(first.services, 'http://127.0.0.1:9/first')
+    const firstCopy = await rebuildAsDamaged(first.services, 'http://127.0.0.1:9/first')
     const [kept] = first.services.notices.list()
     expect(kept).toMatchObject({ kind: 'cache-rebuilt', path: firstCopy })
     // The CLI ends before any window asked.
@@ -279,7 +325,7 @@ describe('a cache set aside and rebuilt, kept in the data folder', () => {
     }
 
     // A rebuild in one while both run is told to the other's window as it happens.
-    const secondCopy = await rebuildAsNewer(beside.services, 'http://127.0.0.1:9/second')
+    const secondCopy = await rebuildAsDamaged(beside.services, 'http://127.0.0.1:9/second')
     await until(
       () => app.told.some((notices) => notices.some((notice) => notice.path === secondCopy)),
       'the app is told of the rebuild the other process made',
@@ -316,9 +362,7 @@ describe('a cache set aside and rebuilt, kept in the data folder', () => {
     const first = start('cli')
     const { id } = first.services.runtimes.headless(baseUrl, 'token-1')
     await stop(first.services)
-    const newer = new Database(cacheFile(dataDir, id))
-    newer.pragma(`user_version = ${cacheMigrations.length + 3}`)
-    newer.close()
+    overwriteHeader(cacheFile(dataDir, id))
 
     const app = start('web')
     expect(app.services.notices.list()).toEqual([])
@@ -333,7 +377,7 @@ describe('a cache set aside and rebuilt, kept in the data folder', () => {
     const [told] = JSON.parse(printed) as AppNotice[]
     expect(told).toMatchObject({
       kind: 'cache-rebuilt',
-      title: `The local copy of “${baseUrl}” was written by a newer Vault Desk and is being synced again`,
+      title: `The local copy of “${baseUrl}” was damaged and is being synced again`,
     })
     await until(
       () => app.told.some((notices) => notices.some((notice) => notice.id === told!.id)),
@@ -344,7 +388,7 @@ describe('a cache set aside and rebuilt, kept in the data folder', () => {
 
   it('sets a damaged notice file aside with a warning and tells the others', async () => {
     const first = start('cli')
-    const copy = await rebuildAsNewer(first.services, 'http://127.0.0.1:9/lab')
+    const copy = await rebuildAsDamaged(first.services, 'http://127.0.0.1:9/lab')
     await stop(first.services)
     const damaged = path.join(noticesFolder(), 'cache-rebuilt%3Ahalf.json')
     fs.writeFileSync(damaged, '{"id": "cache-rebuilt:half", "keptAt": "2026-')
@@ -372,7 +416,7 @@ describe('a cache set aside and rebuilt, kept in the data folder', () => {
     fs.mkdirSync(dataDir, { recursive: true })
     fs.writeFileSync(noticesFolder(), 'a file where the folder should be')
     const app = start('cli')
-    const copy = await rebuildAsNewer(app.services, 'http://127.0.0.1:9/lab')
+    const copy = await rebuildAsDamaged(app.services, 'http://127.0.0.1:9/lab')
     const [notice] = app.services.notices.list()
     expect(notice).toMatchObject({ kind: 'cache-rebuilt', path: copy })
     expect(app.told).toEqual([[notice]])

@@ -1,4 +1,3 @@
-import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
@@ -118,21 +117,6 @@ describe('cache schema migrations', () => {
     expect(cache.cursor('molecules', 1)).toBeNull()
     cache.applyPage('molecules', 1, moleculeRecords(2))
     expect(cache.list('molecules', 1, { sort: 'log_p' }).total).toBe(2)
-    cache.close()
-  })
-
-  it('sets aside a cache written by a newer Vault Desk and starts afresh (it is only a cache)', () => {
-    const file = path.join(temporaryDirectory(), 'cache.db')
-    VaultCache.open(file).cache.close()
-    const db = new Database(file)
-    db.pragma(`user_version = ${cacheMigrations.length + 5}`)
-    db.close()
-
-    const { cache, recovery } = VaultCache.open(file)
-    expect(recovery).toMatchObject({ reason: 'newer_schema' })
-    expect(recovery!.details).toMatch(/newer Vault Desk/)
-    expect(fs.existsSync(recovery!.movedTo)).toBe(true)
-    expect(cache.counts()).toEqual({})
     cache.close()
   })
 })

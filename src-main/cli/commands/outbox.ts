@@ -73,7 +73,7 @@ export const outboxCommand: Command = {
       }
       case 'retry': {
         namedConnection(context)
-        const item = outbox.retry(itemIdOf(context, 'retry'))
+        const item = await outbox.retry(itemIdOf(context, 'retry'))
         const delivery = await deliver(services, [item])
         return {
           document: delivery,
@@ -82,7 +82,7 @@ export const outboxCommand: Command = {
         }
       }
       case 'discard': {
-        const result = outbox.discard(itemIdOf(context, 'discard'))
+        const result = await outbox.discard(itemIdOf(context, 'discard'))
         return {
           document: result,
           human: () => `Discarded ${result.discarded.map((id) => `#${id}`).join(', ')}.\n`,

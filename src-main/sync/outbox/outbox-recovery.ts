@@ -3,7 +3,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { AppError } from '../../shared/app-error.ts'
 import { makeFilesPrivate } from '../../shared/private-files.ts'
-import { migrate } from '../../store/migrations.ts'
+import { migrate, refuseNewerSchema } from '../../store/migrations.ts'
 import { configureConnection, databaseFiles } from '../../store/sqlite.ts'
 import { outboxStates, unresolvedStates } from '../../../src-common/outbox/states.ts'
 import { openOutboxDatabase, outboxMigrations } from './outbox-database.ts'
@@ -76,6 +76,7 @@ export function openOutbox(
  * damaged as it opens it (its header, its schema) is rebuilt at once.
  */
 export function openOutboxFile(file: string, at: Date, options: RepairOptions = {}): OpenedOutbox {
+  refuseNewerOutbox(file)
   const found = identityOf(file)
   try {
     return { ...openOutboxInPlace(file), recovery: null }
@@ -158,6 +159,8 @@ function repairInPlace(
   at: Date,
   options: RepairOptions,
 ): Exclude<PageCheckVerdict, { sound: true }> {
+  // Damage or not, a newer build's outbox is not this build's to copy, rebuild or write.
+  refuseNewerOutbox(file)
   const claim = claimRebuild(file, options)
   try {
     if (damaged !== null && !sameFile(identityOf(file), damaged)) {
@@ -200,6 +203,14 @@ function pageProblems(db: Database.Database): string | null {
   const rows = db.pragma('quick_check') as { quick_check: string }[]
   const problems = rows.map((row) => row.quick_check).filter((text) => text !== 'ok')
   return problems.length === 0 ? null : problems.slice(0, 5).join('; ')
+}
+
+/**
+ * Throws NewerSchemaError when a newer Vault Desk wrote the outbox at `file`: its queued work is
+ * that build's to send, so nothing here opens, repairs or moves it.
+ */
+function refuseNewerOutbox(file: string): void {
+  refuseNewerSchema(file, outboxMigrations, 'the outbox')
 }
 
 /** The message of an error that says the file is damaged (in its causes too), else null. */

@@ -75,6 +75,11 @@ export interface OutboxOptions {
    * for the check either way.
    */
   pageCheck?: 'worker' | 'inline'
+  /**
+   * How often an idle outbox looks whether another process put a rebuilt file in its place
+   * (default 1 s; one stat): the windows tell the repair without waiting for a read or a write.
+   */
+  replacedPollMs?: number
   now?: () => number
 }
 
@@ -134,6 +139,8 @@ export class Outbox {
   #startWhenReady = false
   #closed = false
   readonly #file: string
+  readonly #repairListeners = new Set<(repair: OutboxRepair) => void>()
+  readonly #replacedTimer: NodeJS.Timeout
 
   constructor(options: OutboxOptions) {
     this.#options = options
@@ -224,11 +231,22 @@ export class Outbox {
       () => this.#reportPending(),
       () => undefined,
     )
+    this.#replacedTimer = setInterval(() => this.#followReplaced(), options.replacedPollMs ?? 1_000)
+    this.#replacedTimer.unref()
   }
 
   /** Set when the outbox was found damaged at this start and rebuilt from what could be read. */
   get recovery(): OutboxRepair | null {
     return this.#recovery
+  }
+
+  /**
+   * Calls `listener` whenever this outbox is found repaired after it opened: by its own page
+   * check, or by another process that put a rebuilt file in its place. Returns the unsubscribe.
+   */
+  onRepaired(listener: (repair: OutboxRepair) => void): () => void {
+    this.#repairListeners.add(listener)
+    return () => this.#repairListeners.delete(listener)
   }
 
   /**
@@ -356,7 +374,8 @@ export class Outbox {
   }
 
   /** Sends an item again now: after a refusal, during its backoff, or (uncertain) by choice. */
-  retry(id: number): OutboxItemView {
+  async retry(id: number): Promise<OutboxItemView> {
+    await this.#decidable()
     const item = this.#store.require(id)
     if (allows(item.state, 'retry')) {
       return this.#changedView(this.#saving(() => this.#store.requeue(id, 'retry', this.#now())))
@@ -378,7 +397,8 @@ export class Outbox {
   }
 
   /** The person has read of repair `id` (AppError not_found for an id never recorded). */
-  dismissRepair(id: number): void {
+  async dismissRepair(id: number): Promise<void> {
+    await this.#decidable()
     this.#saving(() =>
       this.#store.transaction(() =>
         new OutboxRepairs(this.#store.database).markSeen(id, this.#now()),
@@ -387,7 +407,8 @@ export class Outbox {
   }
 
   /** Discards an item and the items that depend on it (an upload for an entry discarded...). */
-  discard(id: number): { discarded: number[] } {
+  async discard(id: number): Promise<{ discarded: number[] }> {
+    await this.#decidable()
     const discarded = this.#saving(() => this.#store.cancel(id, this.#now()))
     let durable: Promise<void> | undefined
     for (const item of this.#store.list({ ids: discarded, states: ['cancelled'] })) {
@@ -407,7 +428,8 @@ export class Outbox {
    * members its declaration lets the person correct may change; the record it changes and the
    * items it needs stay as they are.
    */
-  edit(id: number, payload: unknown): OutboxItemView {
+  async edit(id: number, payload: unknown): Promise<OutboxItemView> {
+    await this.#decidable()
     const item = this.#store.require(id)
     const declaration = declarationOf(item.operation)
     if (!isEditable(item)) {
@@ -455,7 +477,8 @@ export class Outbox {
   }
 
   /** A conflict: send mine over the server's copy, or keep theirs (the item is discarded). */
-  resolveConflict(id: number, choice: 'mine' | 'theirs'): OutboxItemView {
+  async resolveConflict(id: number, choice: 'mine' | 'theirs'): Promise<OutboxItemView> {
+    await this.#decidable()
     const item = this.#store.require(id)
     if (!allows(item.state, choice === 'mine' ? 'keepMine' : 'takeTheirs')) {
       throw new AppError('conflict', `Item ${id} is not in conflict.`)
@@ -488,7 +511,7 @@ export class Outbox {
         this.#options.log.warn('the server copy could not be stored', { error: String(error) })
       }
     }
-    this.discard(id)
+    await this.discard(id)
     return this.item(id)
   }
 
@@ -497,7 +520,12 @@ export class Outbox {
    * id that another item accounts for (since this one was queued) is refused, as the sender
    * refuses one it finds: one record never accounts for two items.
    */
-  resolveUncertain(id: number, choice: 'resend' | 'done', serverId?: number): OutboxItemView {
+  async resolveUncertain(
+    id: number,
+    choice: 'resend' | 'done',
+    serverId?: number,
+  ): Promise<OutboxItemView> {
+    await this.#decidable()
     const item = this.#store.require(id)
     if (!allows(item.state, choice === 'resend' ? 'itDidNotArrive' : 'itArrived')) {
       throw new AppError('conflict', `Item ${id} is not uncertain.`)
@@ -567,6 +595,7 @@ export class Outbox {
 
   async close(): Promise<void> {
     this.#closed = true
+    clearInterval(this.#replacedTimer)
     // A rebuild under way in the worker is let finish: stopped, it would leave a partial copy.
     await this.#ready.catch(() => {})
     await this.#sender.stop()
@@ -622,7 +651,10 @@ export class Outbox {
     // A read may have gone over already.
     this.#store.followIfReplaced()
     this.#recovery = repairOf(this.#store.database, verdict)
-    if (this.#recovery) this.#logRecovery(this.#recovery)
+    if (this.#recovery) {
+      this.#logRecovery(this.#recovery)
+      this.#tellRepaired(this.#recovery)
+    }
   }
 
   /** The store went over to a rebuilt file: windows that read the old one read again. */
@@ -638,6 +670,33 @@ export class Outbox {
       actionBatchMs,
     )
     this.#reportPending()
+    if (this.#recovery) this.#tellRepaired(this.#recovery)
+  }
+
+  /**
+   * Told after the read or write that went over to the rebuilt file has ended: a listener that
+   * reads the outbox again (the notices) then reads it whole, from the new file.
+   */
+  #tellRepaired(repair: OutboxRepair): void {
+    queueMicrotask(() => {
+      for (const listener of this.#repairListeners) {
+        try {
+          listener(repair)
+        } catch (error) {
+          this.#log.warn('a repair of the outbox could not be told', { error: String(error) })
+        }
+      }
+    })
+  }
+
+  /** The idle outbox's look for a file another process rebuilt (`replacedPollMs`). */
+  #followReplaced(): void {
+    if (this.#closed) return
+    try {
+      this.#store.followIfReplaced()
+    } catch (error) {
+      this.#log.warn('the repaired outbox file cannot be opened', { error: String(error) })
+    }
   }
 
   #logRecovery(recovery: OutboxRepair): void {
@@ -1003,17 +1062,19 @@ export class Outbox {
   }
 
   /**
-   * The person's decisions are made at once or refused: while the page check runs, nothing is
-   * written (see `checkOutboxPages`), and a decision cannot wait (it answers what it changed).
+   * A decision made while the page check runs (a click in the first second) waits for it and
+   * then takes effect on the file the check leaves (the rebuilt one after damage); when the check
+   * fails, the decision fails with its reason. Another process's repair is waited for as `queue`
+   * waits for it.
    */
+  async #decidable(): Promise<void> {
+    await this.#ready
+    await rebuildSettled(this.#file)
+  }
+
+  /** Nothing is written to a file whose damage could not be repaired. */
   #refuseUnlessWritable(): void {
     if (this.#checkFailure) throw this.#checkFailure
-    if (this.#checking) {
-      throw new AppError(
-        'conflict',
-        'The outbox is still checking its file after the start (a few seconds for a large one); nothing was changed. Try again in a moment.',
-      )
-    }
   }
 }
 
