@@ -7,7 +7,8 @@ import type { EventBus } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { Redactor } from '../shared/redactor.ts'
 import type { SettingsRepository } from '../store/settings-repository.ts'
-import type { ClientTuning } from './connection-runtime.ts'
+import { NewerSchemaError } from '../store/migrations.ts'
+import type { ClientTuning, ConnectionRuntime } from './connection-runtime.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 import type { SyncService } from './sync-service.ts'
 import { checkToken, normalizeBaseUrl } from './token-check.ts'
@@ -78,7 +79,13 @@ export class ConnectionsService {
     const { registry, runtimes } = this.#options
     return Promise.all(
       registry.list().map(async ({ id }) => {
-        const runtime = runtimes.get(id)
+        let runtime: ConnectionRuntime
+        try {
+          runtime = runtimes.get(id)
+        } catch (error) {
+          if (!(error instanceof NewerSchemaError)) throw error
+          return this.#refusedStatus(id, error)
+        }
         const token = await runtime.token().catch(() => null)
         const connectivity = runtime.monitor.state
         return {
@@ -88,9 +95,25 @@ export class ConnectionsService {
           online: connectivity.online,
           lastContactAt: connectivity.lastContactAt,
           demo: this.isDemo(id),
+          localCopy: null,
         }
       }),
     )
+  }
+
+  /** A connection whose cache this build refuses: no runtime, so it is neither online nor synced. */
+  async #refusedStatus(id: string, refusal: NewerSchemaError): Promise<ConnectionStatus> {
+    const { registry } = this.#options
+    const token = await registry.token(id).catch(() => null)
+    return {
+      connectionId: id,
+      tokenPlace: token === null ? null : registry.get(id).tokenStorage,
+      needsNewToken: false,
+      online: false,
+      lastContactAt: null,
+      demo: this.isDemo(id),
+      localCopy: { reason: 'newer_version', schema: refusal.version, known: refusal.known },
+    }
   }
 
   /** The organisation's usual hosts, then the base URLs of saved connections. */
@@ -160,7 +183,8 @@ export class ConnectionsService {
     options: { deleteCache: boolean },
   ): Promise<{ connectionId: string; deletedFiles: string[] }> {
     const { registry, runtimes, events, log, sync, settings } = this.#options
-    registry.get(connectionId)
+    const record = registry.get(connectionId)
+    this.#refuseRemovingNewerCopy(record)
     await sync.untrack(connectionId)
     const { deletedFiles } = await runtimes.removing(connectionId, () =>
       registry.remove(connectionId, options),
@@ -169,6 +193,24 @@ export class ConnectionsService {
     log.info('connection removed', { connectionId, deletedFiles: deletedFiles.length })
     events.emit('connections.changed', { connectionIds: [connectionId] })
     return { connectionId, deletedFiles }
+  }
+
+  /**
+   * A connection whose local copy a newer Vault Desk wrote belongs to that version: removing it
+   * here would take its saved connection and token away from the newer version too (they share the
+   * data folder), and deleting the copy would lose what it holds.
+   */
+  #refuseRemovingNewerCopy(record: ConnectionRecord): void {
+    try {
+      this.#options.runtimes.get(record.id)
+    } catch (error) {
+      if (!(error instanceof NewerSchemaError)) return
+      throw new AppError(
+        'conflict',
+        `"${record.name}" belongs to a newer Vault Desk (its local copy is that version's), so it ` +
+          'was not removed and nothing of it was deleted. Remove it from the newer Vault Desk.',
+      )
+    }
   }
 
   /**

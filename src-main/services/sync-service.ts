@@ -122,11 +122,22 @@ export class SyncService {
     const ids = connectionId
       ? [this.#options.registry.get(connectionId).id]
       : this.#options.registry.list().map((connection) => connection.id)
-    const started = ids.filter(
-      (id) => !this.#running.has(id) && !this.#options.runtimes.get(id).client.needsNewToken,
-    )
+    const started = ids.filter((id) => !this.#running.has(id) && !this.#needsNewToken(id))
     for (const id of started) this.#scheduler.syncNow(id)
     return started
+  }
+
+  /**
+   * False too when the connection cannot be opened (its cache is damaged beyond opening, or a
+   * newer Vault Desk wrote it): its sync is started so that its state records why it cannot run,
+   * and the other connections still sync.
+   */
+  #needsNewToken(connectionId: string): boolean {
+    try {
+      return this.#options.runtimes.get(connectionId).client.needsNewToken
+    } catch {
+      return false
+    }
   }
 
   cancel(connectionId?: string): string[] {

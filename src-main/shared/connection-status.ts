@@ -17,4 +17,17 @@ export interface ConnectionStatus {
   lastContactAt: string | null
   /** The built-in demo vault (the simulator, started by `demo.open`). */
   demo: boolean
+  /** Why this build cannot open the connection's local copy; null when it can. */
+  localCopy: LocalCopyRefusal | null
+}
+
+/**
+ * A local copy (cache) this build refuses and leaves untouched: a newer Vault Desk wrote it, so
+ * nothing in it was changed or lost, and the newer version can still use it.
+ */
+export interface LocalCopyRefusal {
+  reason: 'newer_version'
+  /** The copy's schema step, and the newest this build knows. */
+  schema: number
+  known: number
 }

@@ -51,7 +51,10 @@ export interface RemovedConnection {
 export interface ConnectionResults {
   /** Saved connections by name. */
   'connections.list': ConnectionSummary[]
-  /** Token place, token refusal and connectivity of every saved connection. */
+  /**
+   * Token place, token refusal and connectivity of every saved connection, and `localCopy` when
+   * this build refuses its cache (a newer Vault Desk wrote it): then it is not opened or synced.
+   */
   'connections.status': ConnectionStatus[]
   /** Base URLs to offer when adding a connection: the usual hosts, then those already used. */
   'connections.baseUrls': string[]

@@ -75,6 +75,8 @@ export class ConnectionsState {
     return this.list.flatMap((connection) => {
       const status = this.statuses[connection.id]
       if (!status || (!status.needsNewToken && status.tokenPlace !== null)) return []
+      // A token would not help: this version cannot open the connection's local copy.
+      if (status.localCopy) return []
       return [
         status.needsNewToken
           ? { connection, reason: 'refused', message: this.#refusals[connection.id] ?? null }

@@ -110,6 +110,15 @@ describe('ConnectionsState', () => {
     status = { ...labStatus, tokenPlace: null }
     await state.refresh()
     expect(state.tokenRequests).toEqual([{ connection: lab, reason: 'forgotten', message: null }])
+
+    // Giving a token would not help when this version cannot open the connection's local copy.
+    status = {
+      ...labStatus,
+      tokenPlace: null,
+      localCopy: { reason: 'newer_version', schema: 14, known: 11 },
+    }
+    await state.refresh()
+    expect(state.tokenRequests).toEqual([])
   })
 
   it('reads the list again after a change it made, and passes refusals back', async () => {

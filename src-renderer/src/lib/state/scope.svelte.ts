@@ -171,6 +171,11 @@ export class BrowseScope {
   }
 
   async #readVaults(connectionId: string): Promise<void> {
+    // Its local copy is a newer version's: nothing to read, and the connection's line says why.
+    if (this.#connections.statuses[connectionId]?.localCopy) {
+      this.vaults[connectionId] = []
+      return
+    }
     const result = await this.#bridge.invoke('vaults.list', { connectionId })
     if (!result.ok) {
       // A connection removed while its vaults were being read has nothing left to report.

@@ -15,6 +15,7 @@ export const labStatus: ConnectionStatus = {
   online: true,
   lastContactAt: '2026-01-01T00:00:00Z',
   demo: false,
+  localCopy: null,
 }
 
 /**
