@@ -6,7 +6,8 @@
  * process's memory grows (the peak resident set during the export over the resident set before it).
  * Each rate is also given per second of the process's CPU time (all its threads): on this shared
  * machine the wall time is mostly time spent waiting for a core, and the CPU rate is what a quiet
- * machine's wall rate would be at most.
+ * machine's wall rate would be at most. The main thread's own CPU per record is given too (what an
+ * export takes from the process that runs the window), beside the bare SELECT's per row.
  *
  * - Reading alone, the ways a whole list can be read, taking turns (BENCH_READ_ROUNDS, 2; 0: not): by
  *   offset pages as the window pages (a count and an OFFSET per page: how exports read before),
@@ -136,6 +137,7 @@ try {
     progress(`${run.what}…`)
     const started = performance.now()
     const cpuBefore = process.cpuUsage()
+    const mainCpuBefore = process.threadCpuUsage()
     const summary = await exports.toFile(request, file, {
       onProgress: (written, total) => {
         sample()
@@ -144,6 +146,7 @@ try {
     })
     const seconds = (performance.now() - started) / 1000
     const cpuSeconds = cpuSecondsSince(cpuBefore)
+    const mainCpu = process.threadCpuUsage(mainCpuBefore)
     clearInterval(sampler)
     sample()
     const rate = summary.records / seconds
@@ -164,6 +167,11 @@ try {
       cpuSeconds: Number(cpuSeconds.toFixed(2)),
       recordsPerCpuSecond: Math.round(summary.records / cpuSeconds),
       referencePerCpuSecond: Math.round(bare.rows / bare.cpuSeconds),
+      // The main thread's own CPU: what an export takes from the window's process.
+      mainThreadMicrosecondsPerRecord: Number(
+        ((mainCpu.user + mainCpu.system) / summary.records).toFixed(2),
+      ),
+      referenceMicrosecondsPerRow: Number(((bare.cpuSeconds * 1e6) / bare.rows).toFixed(2)),
       bytes: summary.bytes,
       loadAverage: loadAverage(),
     })

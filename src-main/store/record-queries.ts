@@ -43,7 +43,9 @@ export interface ListOptions {
 /**
  * How a list read whole (`RecordQueries.read`) reads its cached rows, for a reader that shows the
  * list's columns (an export) and would otherwise parse every record for the few members its list
- * shows besides its columns: parsing was most of reading a list (export.bench.ts).
+ * shows besides its columns: parsing was most of reading a list (export.bench.ts). Rows read so
+ * are for a reader in this process: their columns and record are named over the array SQLite gave
+ * (`ReadRow`), so a copy of one (IPC, JSON) would hold none of them.
  */
 export interface RowReading {
   /** Each row also holds its kind's list members (record-rows.ts) among its columns. */
@@ -436,16 +438,27 @@ export class RecordQueries {
            FROM ${kind.table} WHERE ${cached.condition} AND ${segment}
            ORDER BY ${sort} ${direction}, row_id ${direction} LIMIT @limit OFFSET @skip`,
       )
+      const found = statement.raw().iterate({ ...params, limit: limit - rows.length })
+      if (options.reading !== undefined) {
+        const shape = readShape(statement, 2)
+        const text = this.#jsonText(kind, options.reading)
+        let values: ColumnValue[] | undefined
+        for (values of found as Iterable<ColumnValue[]>) {
+          rows.push(new ReadRow(kind.name, values, shape, text))
+        }
+        if (values !== undefined) {
+          last = { created: false, staged: false, value: values[1]!, rowId: values[0] as number }
+        }
+        params.skip = 0
+        continue
+      }
       const names = statement.columns().map((column) => column.name)
       const jsonAt = names.length - 1
-      const text = this.#jsonText(kind, options.reading)
-      const found = statement.raw().iterate({ ...params, limit: limit - rows.length })
       for (const values of found as Iterable<ColumnValue[]>) {
         const columns: Record<string, ColumnValue> = {}
         for (let index = 3; index < jsonAt; index++) columns[names[index]!] = values[index]!
         const rowId = values[0] as number
-        const json = text ? () => text(rowId) : (values[jsonAt] as string)
-        rows.push(lazyRow(kind.name, values[2] as number, columns, json))
+        rows.push(lazyRow(kind.name, values[2] as number, columns, values[jsonAt] as string))
         last = { created: false, staged: false, value: values[1]!, rowId }
       }
       params.skip = 0
@@ -616,10 +629,18 @@ export class RecordQueries {
         `SELECT row_id, ${readColumns(kind, reading)} FROM ${kind.table}
            WHERE row_id IN (SELECT value FROM json_each(?))`,
       )
-      const text = this.#jsonText(kind, reading)
-      readRows(statement, cachedIds, (rowId, id, columns, json) =>
-        found.set(rowId, lazyRow(kind.name, id, columns, text ? () => text(rowId) : json)),
-      )
+      if (reading !== undefined) {
+        const shape = readShape(statement, 1)
+        const text = this.#jsonText(kind, reading)
+        const rows = statement.raw().iterate(JSON.stringify(cachedIds))
+        for (const values of rows as Iterable<ColumnValue[]>) {
+          found.set(values[0] as number, new ReadRow(kind.name, values, shape, text))
+        }
+      } else {
+        readRows(statement, cachedIds, (rowId, id, columns, json) =>
+          found.set(rowId, lazyRow(kind.name, id, columns, json)),
+        )
+      }
     }
     const stagedIds = places.filter((place) => place < 0).map((place) => -place)
     if (stagedIds.length > 0 && staged !== null) {
@@ -984,7 +1005,7 @@ function lazyRow(
   kind: RecordKindName,
   id: number,
   columns: Record<string, ColumnValue>,
-  text: string | (() => string),
+  text: string,
 ): RecordRow<RecordKindName> {
   let parsed: JsonObject | undefined
   const row: RecordRow<RecordKindName> & { [unparsed]?: () => string | null } = {
@@ -992,7 +1013,7 @@ function lazyRow(
     id,
     columns,
     get json(): JsonObject {
-      return (parsed ??= parseRecord(typeof text === 'string' ? text : text()))
+      return (parsed ??= parseRecord(text))
     },
     set json(value: JsonObject) {
       parsed = value
@@ -1000,7 +1021,7 @@ function lazyRow(
   }
   // Not enumerable: rows cross to the window and the CLI as their members, this is no member.
   Object.defineProperty(row, unparsed, {
-    value: () => (parsed !== undefined ? null : typeof text === 'string' ? text : text()),
+    value: () => (parsed !== undefined ? null : text),
   })
   return row
 }
@@ -1008,13 +1029,110 @@ function lazyRow(
 const unparsed = Symbol('unparsed JSON text')
 
 /**
+ * Where a read statement's row (an array, `raw()`) holds what a row read for an export takes,
+ * found once per statement: its row id at 0, its server id at `idAt`, its columns from `idAt + 1`
+ * up to its JSON text, last.
+ */
+interface ReadShape {
+  readonly idAt: number
+  readonly jsonAt: number
+  /** Makes a row's `columns`: named members over the row's array, nothing copied. */
+  readonly Columns: new (values: readonly ColumnValue[]) => Readonly<Record<string, ColumnValue>>
+}
+
+const readShapes = new WeakMap<Database.Statement, ReadShape>()
+
+/** The shape of a read statement's rows, made once per statement (`idAt`: its server id). */
+function readShape(statement: Database.Statement, idAt: number): ReadShape {
+  let shape = readShapes.get(statement)
+  if (shape === undefined) {
+    const names = statement.columns().map((column) => column.name)
+    const jsonAt = names.length - 1
+    // One class per statement, made once: a page's rows share one shape, so the export's column
+    // readers see a few shapes in all however many pages they read, not one per page.
+    const Columns = class {
+      readonly [rowValues]: readonly ColumnValue[]
+      constructor(values: readonly ColumnValue[]) {
+        this[rowValues] = values
+      }
+    }
+    for (let index = idAt + 1; index < jsonAt; index++) {
+      Object.defineProperty(Columns.prototype, names[index]!, {
+        enumerable: true,
+        get(this: InstanceType<typeof Columns>) {
+          return this[rowValues][index]
+        },
+      })
+    }
+    shape = {
+      idAt,
+      jsonAt,
+      Columns: Columns as unknown as ReadShape['Columns'],
+    }
+    readShapes.set(statement, shape)
+  }
+  return shape
+}
+
+const rowValues = Symbol('row values')
+
+/**
+ * A row read for an export (`RowReading`): the array SQLite gave, its columns named over it and
+ * its record parsed when first read. Two small objects per row, their shapes shared: building a
+ * column object and an accessor record per row was half the main thread's time of an SD export
+ * (export.bench.ts). Its members are the prototype's (`json` included), so it is for the reader
+ * in this process (the export's writers), not for a copy to the window.
+ */
+class ReadRow implements RecordRow<RecordKindName> {
+  readonly kind: RecordKindName
+  readonly id: number
+  readonly columns: Readonly<Record<string, ColumnValue>>
+  readonly #values: readonly ColumnValue[]
+  readonly #jsonAt: number
+  readonly #text: ((rowId: number) => string) | null
+  #parsed: JsonObject | undefined
+
+  constructor(
+    kind: RecordKindName,
+    values: readonly ColumnValue[],
+    shape: ReadShape,
+    text: ((rowId: number) => string) | null,
+  ) {
+    this.kind = kind
+    this.id = values[shape.idAt] as number
+    this.columns = new shape.Columns(values)
+    this.#values = values
+    this.#jsonAt = shape.jsonAt
+    this.#text = text
+  }
+
+  get json(): JsonObject {
+    return (this.#parsed ??= parseRecord(this.#jsonText()))
+  }
+
+  set json(value: JsonObject) {
+    this.#parsed = value
+  }
+
+  [unparsed](): string | null {
+    return this.#parsed !== undefined ? null : this.#jsonText()
+  }
+
+  #jsonText(): string {
+    return this.#text
+      ? this.#text(this.#values[0] as number)
+      : (this.#values[this.#jsonAt] as string)
+  }
+}
+
+/**
  * The JSON text of a row read from the cache whose record has not been parsed (nor replaced):
  * a reader that needs one member of many records (an SD file's molfile) can take it from the text
  * without parsing each record whole. Null for any other row: read its `json`.
  */
 export function unparsedJson(row: RecordRow): string | null {
-  const text = (row as { [unparsed]?: () => string | null })[unparsed]
-  return text === undefined ? null : text()
+  const holder = row as { [unparsed]?: () => string | null }
+  return holder[unparsed] === undefined ? null : holder[unparsed]()
 }
 
 function typedRow(kind: RecordKind, stored: StoredRow): RecordRow<RecordKindName> {

@@ -12,6 +12,7 @@ import type { PendingInput } from '../../src-main/store/pending-rows.ts'
 import { listMembers } from '../../src-main/store/record-rows.ts'
 import { unparsedJson } from '../../src-main/store/record-queries.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
+import type { RecordRow } from '../../src-common/records/record-row.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
 
 const temporaryDirectory = useTemporaryDirectory('vd-list-members-')
@@ -135,6 +136,57 @@ describe('molecule list members', () => {
     expect(columns.values({ row: queued })[projectsAt]).toBe('Queued')
     const odd = shown.find((row) => row.id === 5)!
     expect(columns.values({ row: odd }).slice(batchesAt, projectsAt + 1)).toEqual([null, '#7, #8'])
+  })
+
+  it('read for an export hold the same ids, columns and records as the window reads', async () => {
+    const file = path.join(temporaryDirectory(), 'cache.db')
+    cache = VaultCache.open(file).cache
+    cache.applyPage('molecules', 1, molecules)
+    const pending = [
+      {
+        id: 3,
+        json: { ...molecules[2]!, name: 'No members, renamed' },
+        mark: { state: 'queued', itemIds: [1], createdBy: null },
+      },
+    ] satisfies PendingInput[]
+    // By key (name) and by place (log P), with and without the outbox, JSON read and deferred.
+    for (const sort of ['name', 'log_p']) {
+      for (const waiting of [[], pending]) {
+        for (const deferJson of [false, true]) {
+          const reading = { listMembers: true, deferJson }
+          const reader = cache.read('molecules', 1, { sort, reading }, waiting)
+          const rows: RecordRow[] = []
+          // Pages of three: a read by key goes on after its last row (`segmentsAfter`).
+          for (let page = reader.next(3); page.length > 0; page = reader.next(3)) rows.push(...page)
+          const whole = cache.read('molecules', 1, { sort }, waiting).next(1000)
+          const question = `${sort}, ${waiting.length} pending, deferJson ${deferJson}`
+          expect(
+            rows.map((row) => row.id),
+            question,
+          ).toEqual(whole.map((row) => row.id))
+          rows.forEach((row, index) => {
+            const window = whole[index]!
+            const names = Object.keys(window.columns)
+            expect(names.length, question).toBeGreaterThan(3)
+            for (const name of names) {
+              expect(row.columns[name], `${question}: ${name}`).toEqual(window.columns[name])
+            }
+            expect(row.kind).toBe('molecules')
+            expect(row.pending).toEqual(window.pending)
+            const text = unparsedJson(row)
+            if (row.pending === undefined) expect(JSON.parse(text!)).toEqual(window.json)
+            expect(row.json, question).toEqual(window.json)
+            expect(unparsedJson(row), 'parsed once read').toBeNull()
+          })
+        }
+      }
+    }
+    // A reader that replaces a row's record (a pending form) reads its own from then on.
+    const [row] = cache.read('molecules', 1, { reading: { deferJson: true } }).next(1)
+    const replaced = { id: row!.id!, name: 'Replaced' }
+    row!.json = replaced
+    expect(row!.json).toBe(replaced)
+    expect(unparsedJson(row!)).toBeNull()
   })
 
   it('are read from the records while a cache step still fills them in', async () => {
