@@ -24,7 +24,9 @@
  * Then the main side, from the store alone: `plates.quality`'s answer for the plate as the IPC
  * handler gives it (`PlatesService.plate`: a read-only connection of its own, the readouts, the
  * wells, the statistics) and `PlateQueries.plate` on an open connection, each taking turns with
- * a bare SELECT of the same wells' values on an open connection (`plates.quality_1536.*`).
+ * a bare SELECT of the same wells' values on an open connection (`plates.quality_1536.*`), in
+ * wall time and in the process's CPU time (`*_cpu`). After the first answer, a plate's rows and
+ * counts are kept (plate-queries.ts): these are the answers of a page asked again.
  *
  * Every line carries the machine's load average and core count: on shared machines the figures
  * are sizes, not promises. Needs `npm run build` first, and Debian's chromium.
@@ -460,17 +462,31 @@ export function measureQuality(
     const service: number[] = []
     const store: number[] = []
     const bare: number[] = []
+    // CPU rather than wall time: what the main process spends, whatever else the machine runs.
+    const serviceCpu: number[] = []
+    const storeCpu: number[] = []
+    const bareCpu: number[] = []
+    const cpuMs = (since: NodeJS.CpuUsage) => {
+      const used = process.cpuUsage(since)
+      return (used.user + used.system) / 1000
+    }
     const counts = new Set<number>()
     for (let index = 0; index < repetitions + 3; index += 1) {
       let started = performance.now()
+      let cpu = process.cpuUsage()
       const answer = app.services.plates.plate(connectionId, vaultId, plate.plateId, question)
       const serviceMs = performance.now() - started
+      const serviceCpuMs = cpuMs(cpu)
       started = performance.now()
+      cpu = process.cpuUsage()
       const fromStore = queries.plate(vaultId, plate.plateId, question)
       const storeMs = performance.now() - started
+      const storeCpuMs = cpuMs(cpu)
       started = performance.now()
+      cpu = process.cpuUsage()
       const rows = bareSelect.all(vaultId, plate.plateId, plate.inhibitionId)
       const bareMs = performance.now() - started
+      const bareCpuMs = cpuMs(cpu)
       counts.add(answer.chosen?.wells.rowId.length ?? -1)
       counts.add(fromStore.chosen?.wells.rowId.length ?? -1)
       counts.add(rows.length)
@@ -479,18 +495,29 @@ export function measureQuality(
       service.push(serviceMs)
       store.push(storeMs)
       bare.push(bareMs)
+      serviceCpu.push(serviceCpuMs)
+      storeCpu.push(storeCpuMs)
+      bareCpu.push(bareCpuMs)
     }
     if (counts.size !== 1 || !counts.has(wellCount)) {
       throw new Error(`The answers disagree on the plate's wells: ${[...counts].join(', ')}.`)
     }
     const reference = `bare SELECT of the plate's ${wellCount} values on an open connection, p95`
-    const plan = db
-      .prepare(`EXPLAIN QUERY PLAN ${plateSql.plateCells}`)
-      .all(vaultId, plate.plateId)
-      .map((step) => (step as { detail: string }).detail)
+    const planOf = (sql: string, ...parameters: unknown[]) =>
+      db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...parameters)
+        .map((step) => (step as { detail: string }).detail)
+    const plan = {
+      layout: planOf(plateSql.plateLayout, vaultId, plate.plateId),
+      cells: planOf(plateSql.plateCells, vaultId, plate.plateId, plate.inhibitionId, plate.runId),
+    }
+    const referenceCpu = `the same bare SELECT's CPU time, p95`
     return [
       line('plates.quality_1536.service', service, reference, bare, null, { plan }),
       line('plates.quality_1536.store', store, reference, bare, null),
+      line('plates.quality_1536.service_cpu', serviceCpu, referenceCpu, bareCpu, null),
+      line('plates.quality_1536.store_cpu', storeCpu, referenceCpu, bareCpu, null),
     ]
   } finally {
     db.close()

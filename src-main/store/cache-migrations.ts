@@ -1374,6 +1374,59 @@ const readoutChangeCountersMigration: Migration = (db: Database.Database) =>
   `)
 
 /**
+ * Step 14: a plate's readout rows read from the plate index alone. A plate page reads every row of
+ * the plate (1,536 on a large plate) for its id, well, control mark and batch; along the old index
+ * each was a lookup of its table row, whose JSON fills pages of its own: about half the store's
+ * answer (plate-heatmap.bench.ts). Only rows on a plate are indexed, so a vault of curves without
+ * plates pays nothing. A cache with readout rows gets it from the cache writer's worker, as step
+ * 12's index, the old index serving until then. Plates are counted as step 13 counts readout
+ * rows, so that a plate page's record is read again only when a plate has changed.
+ */
+const readoutRowsCoveredByPlateMigration: Migration = (db: Database.Database) => {
+  db.exec(platesCounted)
+  const holdsRows = db.prepare('SELECT EXISTS (SELECT 1 FROM readout_rows)').pluck().get()
+  if (!holdsRows) {
+    db.exec(readoutRowsCoveredByPlate)
+    return
+  }
+  // One slice: its end is the last row id itself.
+  db.exec(`
+    INSERT INTO cache_backfills (step, next_row_id, last_row_id)
+      SELECT 14, max(row_id), max(row_id) FROM readout_rows;
+  `)
+}
+
+const platesCounted = `
+    INSERT INTO readout_change_counters (topic, changes) VALUES ('plates', 0);
+    CREATE TRIGGER plates_counted_on_insert AFTER INSERT ON plates
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'plates';
+    END;
+    CREATE TRIGGER plates_counted_on_update AFTER UPDATE ON plates
+      WHEN new.json IS NOT old.json OR new.name IS NOT old.name
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'plates';
+    END;
+    CREATE TRIGGER plates_counted_on_delete AFTER DELETE ON plates
+    BEGIN
+      UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'plates';
+    END;
+  `
+
+const readoutRowsCoveredByPlate = `
+    DROP INDEX readout_rows_by_plate_id;
+    CREATE INDEX readout_rows_by_plate_id ON readout_rows (vault_id, plate_id, id, well,
+      control_state, batch_id) WHERE plate_id IS NOT NULL;
+  `
+
+/** Step 14's work: no rows to fill, the index made in the worker's transaction. */
+const makeReadoutRowsCoveredByPlate: Backfill = (db) => ({
+  table: 'readout_rows',
+  fill: () => {},
+  finish: () => db.exec(readoutRowsCoveredByPlate),
+})
+
+/**
  * The rows a step has left to fill (a row of `cache_backfills`): `table`'s rows by rowid, `fill`
  * doing the step's work on those from `first` to `last`, and `finish` what the step does once
  * they are all filled (in the transaction of the last). Frozen with its step.
@@ -1400,6 +1453,7 @@ export const cacheBackfills: Readonly<Record<number, Backfill>> = {
   10: fillMoleculeListMembers,
   11: fillStructureHashes,
   12: makeMoleculesListedByName,
+  14: makeReadoutRowsCoveredByPlate,
 }
 
 /** The steps of the cache schema, in order; step k brings `user_version` to k. */
@@ -1417,4 +1471,5 @@ export const cacheMigrations: readonly Migration[] = [
   structureHashMigration,
   moleculesListedByNameMigration,
   readoutChangeCountersMigration,
+  readoutRowsCoveredByPlateMigration,
 ]

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import type Database from 'better-sqlite3'
 import {
   plateQuality,
@@ -44,6 +45,11 @@ export type {
  * waiting in the outbox are laid over the index's cells first, so that a well marked as an outlier
  * offline leaves the plate's Z′ at once. A plate's rows are found by the readout rows' plate index
  * and a run's by their run index, each row's cells by the value index's key: never a scan.
+ *
+ * A plate's rows, their batches and every readout's counts are kept between questions (by the
+ * cache file, across connections: the plates service opens one per question) for as long as
+ * the cache's readout state stays as it was (cache step 13's counters and the index's backlog),
+ * so asking again, or for another readout, reads only the chosen readout's cells.
  */
 
 /** A readout measured on a plate in one run, with how many of its wells can be drawn. */
@@ -196,17 +202,23 @@ const countColumns = `v.run_id, max(v.run_date) AS run_date, v.protocol_id, v.de
 export const plateSql = {
   /*
    * Every readout row of the plate, once per detail cell (once with null cells when it has none):
-   * one walk gives the rows' marks, every readout's counts and the chosen readout's cells. LEFT
-   * JOIN keeps the order as CROSS JOIN does. Sorted by id in `plate`, not by SQL: ORDER BY would
-   * walk the vault's rows by their (vault, id) key, or sort the wide rows in a temporary B-tree.
+   * one walk gives the rows' marks and every readout's counts, the rows from the plate index
+   * alone (cache step 14). LEFT JOIN keeps the order as CROSS JOIN does. Sorted by id in
+   * `plate`, not by SQL: ORDER BY may walk the vault's rows by their (vault, id) key.
    */
-  plateCells: `SELECT r.id, r.well, r.control_state, r.batch_id,
-        v.run_id, v.run_date, v.protocol_id, v.definition_id, v.batch_id, v.molecule_id, v.well,
-        v.control_state, v.outlier, v.kind, v.number, v.modifier, v.text, v.note
+  plateLayout: `SELECT r.id, r.well, r.control_state, r.batch_id,
+        v.run_id, v.run_date, v.protocol_id, v.definition_id, v.kind = 'number',
+        v.modifier IS NULL, v.control_state
       FROM readout_rows r
       LEFT JOIN readout_values v
         ON v.vault_id = r.vault_id AND v.row_id = r.id AND v.aggregate_row = 0
       WHERE r.vault_id = ? AND r.plate_id = ?`,
+  // One readout's cells in one run: each of the plate's rows looked up by the value index's key.
+  plateCells: `SELECT ${cellColumns}
+      FROM readout_rows r
+      CROSS JOIN readout_values v ON v.vault_id = r.vault_id AND v.row_id = r.id
+      WHERE r.vault_id = ? AND r.plate_id = ? AND v.definition_id = ? AND v.run_id IS ?
+        AND v.aggregate_row = 0`,
   // By id, as cached: the names of the batches a plate's wells and readout rows hold.
   plateBatches: `SELECT id, coalesce(identifier, name) FROM batches
       WHERE vault_id = ? AND id IN (SELECT value FROM json_each(?))
@@ -225,6 +237,16 @@ export const plateSql = {
       ORDER BY v.row_id`,
 }
 
+/**
+ * What kept plates, layouts and catalogues are keyed by: cache steps 13 and 14's counters of
+ * readout row, protocol and plate changes, and the readout index's backlog (indexing a queued row
+ * changes its cells without a write to the row).
+ */
+const readoutStateSql = `SELECT (SELECT group_concat(changes, ':') FROM
+      (SELECT changes FROM readout_change_counters
+        WHERE topic IN ('readout_rows', 'protocols', 'plates') ORDER BY topic))
+    || ':' || (SELECT count(*) FROM readout_index_queue)`
+
 /** A run with more plates than this is refused: its answer would not be read plate by plate. */
 export const maxRunPlates = 500
 
@@ -236,32 +258,83 @@ interface ProtocolDefinitions {
   readouts: ReadonlyMap<number, ReadoutDefinitionEntry>
 }
 
+interface StoredPlate {
+  plate: PlateSummary
+  /** The batches its record's wells hold. */
+  batchIds: number[]
+}
+
+/** What a plate page's questions share while the cache's readout state stays as it was. */
+interface PlateLayout {
+  rows: PlateRowMarks
+  /** The batches its readout rows hold (its record's own are read with the record). */
+  batchIds: number[]
+  counts: ReadoutCount[]
+}
+
+interface Kept<T> {
+  state: string
+  value: T
+}
+
+/** Plates and vaults whose layouts and catalogues are kept, across the app's caches. */
+const keptEntries = 32
+const keptLayouts = new Map<string, Kept<PlateLayout>>()
+const keptPlates = new Map<string, Kept<StoredPlate | undefined>>()
+const keptCatalogues = new Map<string, Kept<Catalogue>>()
+
+function keep<T>(kept: Map<string, Kept<T>>, key: string, state: string, value: T): T {
+  kept.delete(key)
+  kept.set(key, { state, value })
+  if (kept.size > keptEntries) kept.delete(kept.keys().next().value!)
+  return value
+}
+
+/**
+ * The cache file as kept answers name it: its path and inode, so that a cache rebuilt at the same
+ * path (whose counters start again) is another; null for a database without a file.
+ */
+function fileIdentity(db: Database.Database): string | null {
+  if (db.memory || db.name === '') return null
+  try {
+    return `${db.name}#${fs.statSync(db.name).ino}`
+  } catch {
+    return null
+  }
+}
+
 export class PlateQueries {
   readonly #db: Database.Database
+  #file: string | null | undefined
 
   constructor(db: Database.Database) {
     this.#db = db
   }
 
+  /** How many plate walks this module has made: what tests read to see a layout kept. */
+  static layoutsWalked = 0
+
   /** A cached plate, its readouts and one readout's wells with their statistics. */
   plate(vaultId: number, plateId: number, question: PlateQuestion = {}): PlateAnswer {
-    const stored = this.#plates(vaultId, [plateId]).get(plateId)
+    const state = this.#readoutState()
+    const stored = this.#plate(vaultId, plateId, state)
     if (!stored) {
       throw new AppError(
         'not_found',
         `Plate ${plateId} is not in the local copy of vault ${vaultId}.`,
       )
     }
-    const catalogue = this.#catalogue(vaultId)
-    const walked = this.#db.prepare(plateSql.plateCells).raw().all(vaultId, plateId) as PlateCell[]
-    walked.sort((a, b) => a[0] - b[0])
-    const { marks: rows, batchIds } = rowMarksOf(walked)
-    const readouts = readoutsOf(countsOf(walked), catalogue)
+    const catalogue = this.#catalogue(vaultId, state)
+    const { rows, batchIds, counts } = this.#layout(vaultId, plateId, state)
+    const readouts = readoutsOf(counts, catalogue)
     const { plate } = stored
     const batches = this.#batchNames(vaultId, [...stored.batchIds, ...batchIds])
     const readout = chooseReadout(readouts, question, `plate ${plate.name ?? plateId}`)
     if (!readout) return { plate, rows, batches, readouts, chosen: null }
-    const cells = cellsOf(walked, plateId, readout.definitionId, readout.runId)
+    const cells = this.#db
+      .prepare(plateSql.plateCells)
+      .all(vaultId, plateId, readout.definitionId, readout.runId) as CellRow[]
+    cells.sort((a, b) => a.row_id - b.row_id)
     const overlaid = overlay(cells, question.pending ?? [], catalogue)
     return {
       plate,
@@ -270,6 +343,34 @@ export class PlateQueries {
       readouts,
       chosen: { readout, ...valuesWithStatistics(overlaid, question.quality) },
     }
+  }
+
+  /** The kept layout of the plate while the readout state is `state`, else a walk of its rows. */
+  #layout(vaultId: number, plateId: number, state: string): PlateLayout {
+    const file = (this.#file ??= fileIdentity(this.#db))
+    const key = `${file}:${vaultId}:${plateId}`
+    const kept = file === null ? undefined : keptLayouts.get(key)
+    if (kept?.state === state) return kept.value
+    PlateQueries.layoutsWalked += 1
+    const walked = this.#db.prepare(plateSql.plateLayout).raw().all(vaultId, plateId) as PlateCell[]
+    walked.sort((a, b) => a[0] - b[0])
+    const { marks: rows, batchIds } = rowMarksOf(walked)
+    const layout = { rows, batchIds, counts: countsOf(walked) }
+    return file === null ? layout : keep(keptLayouts, key, state, layout)
+  }
+
+  /** The kept plate while the readout state is `state`, else read. */
+  #plate(vaultId: number, plateId: number, state: string): StoredPlate | undefined {
+    const file = (this.#file ??= fileIdentity(this.#db))
+    const key = `${file}:${vaultId}:${plateId}`
+    const kept = file === null ? undefined : keptPlates.get(key)
+    if (kept?.state === state) return kept.value
+    const stored = this.#plates(vaultId, [plateId]).get(plateId)
+    return file === null ? stored : keep(keptPlates, key, state, stored)
+  }
+
+  #readoutState(): string {
+    return this.#db.prepare(readoutStateSql).pluck().get() as string
   }
 
   #batchNames(vaultId: number, ids: readonly number[]): PlateBatchNames {
@@ -293,7 +394,7 @@ export class PlateQueries {
     if (!run) {
       throw new AppError('not_found', `Run ${runId} is not in the local copy of vault ${vaultId}.`)
     }
-    const catalogue = this.#catalogue(vaultId)
+    const catalogue = this.#catalogue(vaultId, this.#readoutState())
     const perPlate = this.#db.prepare(plateSql.runReadouts).all(vaultId, runId) as (ReadoutCount & {
       plate_id: number
     })[]
@@ -361,10 +462,7 @@ export class PlateQueries {
   }
 
   /** Cached plates by id, each with the batches its wells hold. */
-  #plates(
-    vaultId: number,
-    ids: readonly number[],
-  ): Map<number, { plate: PlateSummary; batchIds: number[] }> {
+  #plates(vaultId: number, ids: readonly number[]): Map<number, StoredPlate> {
     const rows = this.#db
       .prepare(
         `SELECT id, name, json FROM plates
@@ -386,8 +484,12 @@ export class PlateQueries {
     )
   }
 
-  /** The vault's protocols with their readout definitions, by id. */
-  #catalogue(vaultId: number): Catalogue {
+  /** The vault's protocols with their readout definitions, by id (kept while `state` holds). */
+  #catalogue(vaultId: number, state: string): Catalogue {
+    const file = (this.#file ??= fileIdentity(this.#db))
+    const key = `${file}:${vaultId}`
+    const kept = file === null ? undefined : keptCatalogues.get(key)
+    if (kept?.state === state) return kept.value
     const catalogue = new Map<number, ProtocolDefinitions>()
     const protocols = this.#db
       .prepare('SELECT json FROM protocols WHERE vault_id = ?')
@@ -401,13 +503,14 @@ export class PlateQueries {
         readouts: new Map(entry.readouts.map((readout) => [readout.id, readout])),
       })
     }
-    return catalogue
+    return file === null ? catalogue : keep(keptCatalogues, key, state, catalogue)
   }
 }
 
 /**
- * A plate's readout row with one of its detail cells, as `plateSql.plateCells` walks them: the
- * row's id, well, control state and batch, then the cell's columns (null for a row without one).
+ * A plate's readout row with one of its detail cells, as `plateSql.plateLayout` walks them: the
+ * row's id, well, control state and batch, then what the cell's counts read (null for a row
+ * without one).
  */
 type PlateCell = [
   rowId: number,
@@ -418,16 +521,9 @@ type PlateCell = [
   runDate: string | null,
   protocolId: number | null,
   definitionId: number | null,
-  batchId: number | null,
-  moleculeId: number | null,
-  well: string | null,
+  isNumber: number | null,
+  unqualified: number | null,
   controlState: string | null,
-  outlier: number,
-  kind: string,
-  number: number | null,
-  modifier: string | null,
-  text: string | null,
-  note: string | null,
 ]
 
 /** The plate's readout rows (walked in id order) as columns, and the batches they hold. */
@@ -472,45 +568,13 @@ function countsOf(walked: readonly PlateCell[]): ReadoutCount[] {
     if (runDate !== null && (count.run_date === null || runDate > count.run_date)) {
       count.run_date = runDate
     }
-    if (cell[13] !== 'number') continue
-    if (cell[15] === null) count.numbers += 1
-    const control = cell[11]?.trim()
+    if (cell[8] !== 1) continue
+    if (cell[9] === 1) count.numbers += 1
+    const control = cell[10]?.trim()
     if (control === '+') count.positive += 1
     else if (control === '-') count.negative += 1
   }
   return [...counts.values()]
-}
-
-/** The cells of one readout in one run, in row order. */
-function cellsOf(
-  walked: readonly PlateCell[],
-  plateId: number,
-  definitionId: number,
-  runId: number | null,
-): CellRow[] {
-  const cells: CellRow[] = []
-  for (const cell of walked) {
-    if (cell[7] !== definitionId || cell[4] !== runId) continue
-    cells.push({
-      row_id: cell[0],
-      run_id: cell[4],
-      run_date: cell[5],
-      protocol_id: cell[6],
-      definition_id: definitionId,
-      plate_id: plateId,
-      batch_id: cell[8],
-      molecule_id: cell[9],
-      well: cell[10],
-      control_state: cell[11],
-      outlier: cell[12],
-      kind: cell[13],
-      number: cell[14],
-      modifier: cell[15],
-      text: cell[16],
-      note: cell[17],
-    })
-  }
-  return cells
 }
 
 function readoutCounts(count: ReadoutCount): Pick<PlateReadout, 'wells' | 'numbers' | 'controls'> {

@@ -20,7 +20,7 @@ import type {
   RunPlatesQualityAnswer,
 } from '../../src-main/ipc/contract.ts'
 import type { Services } from '../../src-main/services/index.ts'
-import { plateSql } from '../../src-main/store/plate-queries.ts'
+import { PlateQueries, plateSql } from '../../src-main/store/plate-queries.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
 import type { VaultSim } from '../../src-sim/index.ts'
 import { wellAt, wellCount, wellRows } from '../../src-common/plates/well-columns.ts'
@@ -172,21 +172,25 @@ function writeFixture(): void {
   cache.applyPage('plates', main, [
     { id: fixture.plate, name: 'FIX-P001', size: 96, location: 'Bench', wells: [] },
   ])
-  cache.applyPage(
-    'readout_rows',
-    main,
-    fixture.wells.map(([well, control, value, extra], index) => ({
-      id: fixture.plate + index,
-      type: 'detail row',
-      protocol: { id: fixture.protocol },
-      run: { id: fixture.run, run_date: runDate },
-      plate: { id: fixture.plate, name: 'FIX-P001' },
-      well,
-      ...(control === null ? { batch: { id: 1 } } : { control_state: control }),
-      readouts: { [fixture.signal]: { value, ...extra } },
-    })),
-  )
+  cache.applyPage('readout_rows', main, fixture.wells.map(fixtureRow))
   cache.readoutIndex().complete()
+}
+
+/** The fixture's readout row of well `index` as the vault sends it. */
+function fixtureRow(
+  [well, control, value, extra]: (typeof fixture.wells)[number],
+  index: number,
+): Record<string, unknown> {
+  return {
+    id: fixture.plate + index,
+    type: 'detail row',
+    protocol: { id: fixture.protocol },
+    run: { id: fixture.run, run_date: '2026-01-05' },
+    plate: { id: fixture.plate, name: 'FIX-P001' },
+    well,
+    ...(control === null ? { batch: { id: 1 } } : { control_state: control }),
+    readouts: { [fixture.signal]: { value, ...extra } },
+  }
 }
 
 beforeAll(async () => {
@@ -328,6 +332,51 @@ describe('a fixture plate against values worked out by hand', () => {
     }
     const restored = await quality({ plateId: fixture.plate })
     expect(restored.chosen!.statistics.zPrime.value).toBeCloseTo(0.8367007, 6)
+  })
+
+  it("keeps the plate's rows and counts between questions, and drops them when one of its readout rows changes", async () => {
+    const before = await quality({ plateId: fixture.plate })
+    const walked = PlateQueries.layoutsWalked
+    const again = await quality({ plateId: fixture.plate })
+    expect(PlateQueries.layoutsWalked, 'asked again with the cache unchanged').toBe(walked)
+    expect(again).toEqual(before)
+    expect(before.readouts[0]!.controls).toEqual({ positive: 5, negative: 4 })
+
+    const a03 = fixture.wells.findIndex(([well]) => well === 'A03')
+    const [, , value] = fixture.wells[a03]!
+    try {
+      cache.applyPage('readout_rows', main, [
+        { ...fixtureRow(fixture.wells[a03]!, a03), control_state: '-', batch: null },
+      ])
+      cache.readoutIndex().complete()
+      const changed = await quality({ plateId: fixture.plate })
+      expect(PlateQueries.layoutsWalked).toBe(walked + 1)
+      expect(changed.readouts[0]!.controls).toEqual({ positive: 5, negative: 5 })
+      expect(changed.rows.controlState[changed.rows.rowId.indexOf(fixture.plate + a03)]).toBe('-')
+      expect(changed.chosen!.statistics.groups.negative.n).toBe(5)
+      expect(changed.chosen!.statistics.groups.negative.mean).toBeCloseTo(
+        (40 + Number(value)) / 5,
+        9,
+      )
+    } finally {
+      cache.applyPage('readout_rows', main, [fixtureRow(fixture.wells[a03]!, a03)])
+      cache.readoutIndex().complete()
+    }
+    const restored = await quality({ plateId: fixture.plate })
+    expect(PlateQueries.layoutsWalked).toBe(walked + 2)
+    expect(restored).toEqual(before)
+  })
+
+  it("reads the plate's record again once the plate has changed", async () => {
+    const record = { id: fixture.plate, size: 96, location: 'Bench', wells: [] }
+    expect((await quality({ plateId: fixture.plate })).plate.name).toBe('FIX-P001')
+    try {
+      cache.applyPage('plates', main, [{ ...record, name: 'FIX-P001 (read again)' }])
+      expect((await quality({ plateId: fixture.plate })).plate.name).toBe('FIX-P001 (read again)')
+    } finally {
+      cache.applyPage('plates', main, [{ ...record, name: 'FIX-P001' }])
+    }
+    expect((await quality({ plateId: fixture.plate })).plate.name).toBe('FIX-P001')
   })
 
   it('shows the run’s plates with the same statistics', async () => {
@@ -503,7 +552,8 @@ describe('the demo vault’s plates', () => {
     const db = new Database(cache.file, { readonly: true })
     try {
       const parameters = {
-        plateCells: [main, fixture.plate],
+        plateLayout: [main, fixture.plate],
+        plateCells: [main, fixture.plate, fixture.signal, fixture.run],
         plateBatches: [main, '[1, 2, 3]'],
         runReadouts: [main, fixture.run],
         runCells: [main, fixture.run, fixture.signal],
@@ -519,7 +569,12 @@ describe('the demo vault’s plates', () => {
           expect(details, name).toMatch(/^SEARCH batches USING .*\(vault_id=\? AND id=\?\)/)
           continue
         }
-        expect(details, name).toMatch(/^SEARCH r USING INDEX readout_rows_by_(plate|run)_id/)
+        // A plate's rows from its index alone (cache step 14), without their table rows.
+        expect(details, name).toMatch(
+          name.startsWith('plate')
+            ? /^SEARCH r USING COVERING INDEX readout_rows_by_plate_id/
+            : /^SEARCH r USING INDEX readout_rows_by_run_id/,
+        )
         expect(details, name).toMatch(/SEARCH v USING PRIMARY KEY \(vault_id=\? AND row_id=\?/)
       }
     } finally {
