@@ -174,6 +174,17 @@ export interface BrowseDeclaration {
   readonly preview?: (row: RecordRow) => Property[]
 }
 
+/**
+ * An index on one column that also carries `covering` columns, so that a read along it needs no
+ * lookup of the table's rows (and their JSON), and holds only the rows with a value in the column
+ * (`withValueOnly`): such an index gives no order to a list of every row.
+ */
+export interface IndexDeclaration {
+  readonly column: string
+  readonly covering: readonly string[]
+  readonly withValueOnly?: true
+}
+
 export interface KindDeclaration<Name extends string = string> {
   readonly name: Name
   /** Stored in search rowids and project links: never renumber. At most 63. */
@@ -185,8 +196,8 @@ export interface KindDeclaration<Name extends string = string> {
   /** The `name` column; the record's `name` member unless a kind says otherwise. */
   readonly nameOf?: (record: JsonObject) => SqlValue
   readonly columns?: readonly ColumnDeclaration[]
-  /** Indexes besides the name index, each `(vault_id, <columns>)`. */
-  readonly indexes?: readonly string[]
+  /** Indexes besides the name index, each `(vault_id, <column>)` or as an `IndexDeclaration` says. */
+  readonly indexes?: readonly (string | IndexDeclaration)[]
   /** Kinds without useful names (or sorted by another column) skip the name index. */
   readonly unnamed?: true
   /**

@@ -892,7 +892,11 @@ function readsByKey(kind: RecordKind, sort: string, options: ListOptions): boole
   const indexed =
     sort === 'id' ||
     (sort === 'name' && kind.declaration.unnamed !== true) ||
-    (kind.declaration.indexes ?? []).includes(sort)
+    (kind.declaration.indexes ?? []).some((indexed) =>
+      typeof indexed === 'string'
+        ? indexed === sort
+        : indexed.column === sort && indexed.withValueOnly !== true,
+    )
   const narrowed =
     (options.text !== undefined && options.text.trim() !== '') ||
     options.projectId !== undefined ||

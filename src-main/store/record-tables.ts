@@ -49,10 +49,14 @@ export function recordTableSql(kind: KindDeclaration): string[] {
       UNIQUE (vault_id, id)
     )`,
     ...(kind.unnamed ? [] : [byNameIndex(kind, members)]),
-    ...(kind.indexes ?? []).map(
-      (indexed) =>
-        `CREATE INDEX ${table}_by_${indexed.replace(/\W+/g, '_')} ON ${table} (vault_id, ${indexed})`,
-    ),
+    ...(kind.indexes ?? []).map((indexed) => {
+      if (typeof indexed === 'string') {
+        return `CREATE INDEX ${table}_by_${indexed.replace(/\W+/g, '_')} ON ${table} (vault_id, ${indexed})`
+      }
+      const { column, covering, withValueOnly } = indexed
+      const where = withValueOnly ? ` WHERE ${column} IS NOT NULL` : ''
+      return `CREATE INDEX ${table}_by_${column} ON ${table} (${['vault_id', column, ...covering].join(', ')})${where}`
+    }),
   ]
 }
 
