@@ -2,15 +2,14 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import type { Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openCacheDatabase } from '../../src-main/store/cache-database.ts'
 import { cacheFile } from '../../src-main/store/cache-files.ts'
 import { cacheMigrations } from '../../src-main/store/cache-migrations.ts'
 import { requirement } from '../support/environment.ts'
 import { checkAccessibility } from './support/accessibility.ts'
-import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
+import { suiteWindow } from './support/suite-window.ts'
 
 const available = requirement(chromiumInstalled(), 'Chromium (/usr/bin/chromium)')
 
@@ -27,43 +26,24 @@ const digest = (file: string) =>
  * sync offered, and the file left byte for byte.
  */
 describe.runIf(available)('a local copy from a newer Vault Desk, in Chromium', () => {
-  let app: AppUnderTest
-  let page: Page
-  let problems: () => Promise<string[]>
   let file: string
   let before: string
-
-  beforeAll(async () => {
-    app = await AppUnderTest.start(
-      {},
-      {
-        prepare: (dataDir) => {
-          file = cacheFile(dataDir, connection.id)
-          fs.mkdirSync(path.dirname(file), { recursive: true })
-          openCacheDatabase(file).db.close()
-          const db = new Database(file)
-          db.pragma('journal_mode = DELETE')
-          db.pragma(`user_version = ${newerSchema}`)
-          db.close()
-          before = digest(file)
-        },
-      },
-    )
-    app.addConnection(connection)
-    const session = await app.open()
-    page = session.page
-    problems = session.problems
-  }, 120_000)
-
-  afterEach(async () => {
-    expect(await problems()).toEqual([])
-  })
-
-  afterAll(async () => {
-    await app?.stop()
+  const suite = suiteWindow({
+    prepare: (dataDir) => {
+      file = cacheFile(dataDir, connection.id)
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      openCacheDatabase(file).db.close()
+      const db = new Database(file)
+      db.pragma('journal_mode = DELETE')
+      db.pragma(`user_version = ${newerSchema}`)
+      db.close()
+      before = digest(file)
+    },
+    beforeOpen: (app) => app.addConnection(connection),
   })
 
   it('says whose copy it is, that nothing was changed, and to open the newer version', async () => {
+    const { app, page } = suite
     const line = page.getByRole('listitem').filter({ hasText: connection.name })
     await line.getByText('Newer version’s copy').waitFor()
     expect(await page.getByText(`${connection.name} needs its token again`).count()).toBe(0)

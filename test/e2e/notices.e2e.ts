@@ -1,7 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import {
   tryTakeDataFolderLock,
   type DataFolderLock,
@@ -9,8 +8,8 @@ import {
 import { collectionNames, writeDamagedOutbox } from '../outbox/support/damaged-outbox.ts'
 import { requirement } from '../support/environment.ts'
 import { checkAccessibility } from './support/accessibility.ts'
-import { AppUnderTest } from './support/app-under-test.ts'
 import { chromiumInstalled } from './support/chromium.ts'
+import { suiteWindow } from './support/suite-window.ts'
 
 const available = requirement(chromiumInstalled(), 'Chromium (/usr/bin/chromium)')
 
@@ -20,42 +19,26 @@ const available = requirement(chromiumInstalled(), 'Chromium (/usr/bin/chromium)
  * another process holds, each shown until dismissed.
  */
 describe.runIf(available)('notices the window keeps until they are read, in Chromium', () => {
-  let app: AppUnderTest
-  let page: Page
-  let problems: () => Promise<string[]>
   let lock: DataFolderLock | null = null
-
-  beforeAll(async () => {
-    app = await AppUnderTest.start(
-      {},
-      {
-        prepare: async (dataDir) => {
-          await writeDamagedOutbox(dataDir, collectionNames(240), {
-            connectionId: 'lab',
-            vaultId: 1,
-          })
-          // As `vault-desk sync` would hold it while it runs.
-          const attempt = tryTakeDataFolderLock(dataDir, "'vault-desk sync'")
-          if (!attempt.held) throw new Error('The test could not take the data folder lock.')
-          lock = attempt.lock
-        },
-      },
-    )
-    const session = await app.open()
-    page = session.page
-    problems = session.problems
-  }, 120_000)
-
-  afterEach(async () => {
-    expect(await problems()).toEqual([])
+  const suite = suiteWindow({
+    prepare: async (dataDir) => {
+      await writeDamagedOutbox(dataDir, collectionNames(240), {
+        connectionId: 'lab',
+        vaultId: 1,
+      })
+      // As `vault-desk sync` would hold it while it runs.
+      const attempt = tryTakeDataFolderLock(dataDir, "'vault-desk sync'")
+      if (!attempt.held) throw new Error('The test could not take the data folder lock.')
+      lock = attempt.lock
+    },
   })
 
-  afterAll(async () => {
+  afterAll(() => {
     lock?.release()
-    await app?.stop()
   })
 
   it('shows the repaired outbox and the held folder at start, with where and what to do', async () => {
+    const { app, page } = suite
     const recovery = app.services.outbox.recovery!
     expect(recovery).not.toBeNull()
     const notices = page.getByRole('region', { name: 'Notices' })
@@ -81,6 +64,7 @@ describe.runIf(available)('notices the window keeps until they are read, in Chro
   })
 
   it('dismisses the repair by keyboard, and it stays dismissed in a new window', async () => {
+    const { app, page } = suite
     const notices = page.getByRole('region', { name: 'Notices' })
     const dismiss = notices.getByRole('button', {
       name: 'Dismiss: The outbox was damaged and has been repaired',
@@ -102,6 +86,7 @@ describe.runIf(available)('notices the window keeps until they are read, in Chro
   })
 
   it('takes the held folder notice away once the other process lets go', async () => {
+    const { app, page } = suite
     lock!.release()
     lock = null
     await page
