@@ -28,6 +28,7 @@ import {
 } from '../../src-common/plates/well-columns.ts'
 import { AppError } from '../shared/app-error.ts'
 import type { PendingReadoutRow } from './curve-queries.ts'
+import { ReadoutChangeReader } from './readout-changes.ts'
 
 export type {
   PendingMark,
@@ -237,16 +238,6 @@ export const plateSql = {
       ORDER BY v.row_id`,
 }
 
-/**
- * What kept plates, layouts and catalogues are keyed by: cache steps 13 and 14's counters of
- * readout row, protocol and plate changes, and the readout index's backlog (indexing a queued row
- * changes its cells without a write to the row).
- */
-const readoutStateSql = `SELECT (SELECT group_concat(changes, ':') FROM
-      (SELECT changes FROM readout_change_counters
-        WHERE topic IN ('readout_rows', 'protocols', 'plates') ORDER BY topic))
-    || ':' || (SELECT count(*) FROM readout_index_queue)`
-
 /** A run with more plates than this is refused: its answer would not be read plate by plate. */
 export const maxRunPlates = 500
 
@@ -305,10 +296,12 @@ function fileIdentity(db: Database.Database): string | null {
 
 export class PlateQueries {
   readonly #db: Database.Database
+  readonly #changes: ReadoutChangeReader
   #file: string | null | undefined
 
   constructor(db: Database.Database) {
     this.#db = db
+    this.#changes = new ReadoutChangeReader(db)
   }
 
   /** How many plate walks this module has made: what tests read to see a layout kept. */
@@ -369,8 +362,13 @@ export class PlateQueries {
     return file === null ? stored : keep(keptPlates, key, state, stored)
   }
 
+  /**
+   * What kept plates, layouts and catalogues are keyed by: the changes of readout rows, protocols
+   * and plates, and the index's queued rows (readout-changes.ts).
+   */
   #readoutState(): string {
-    return this.#db.prepare(readoutStateSql).pluck().get() as string
+    const changes = this.#changes.current()
+    return `${changes.plates}:${changes.protocols}:${changes.readoutRows}:${changes.queuedRows}`
   }
 
   #batchNames(vaultId: number, ids: readonly number[]): PlateBatchNames {

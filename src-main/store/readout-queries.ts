@@ -33,6 +33,7 @@ import {
 } from '../../src-common/chem/molecular-properties.ts'
 import { AppError } from '../shared/app-error.ts'
 import type { PendingReadoutRow } from './curve-queries.ts'
+import { ReadoutChangeReader, type ReadoutChanges } from './readout-changes.ts'
 import { aggregateCell, aggregateDefinitions } from './readout-index.ts'
 
 /** One aggregate of a molecule or batch. */
@@ -99,8 +100,8 @@ export class ReadoutQueries {
   readonly #batchesByVault = new Map<number, { batches: number; map: VaultBatches }>()
   /** Answers of recent searches by results, by question, with the state they were read in. */
   readonly #answers = new Map<string, { state: string; ids: readonly number[] }>()
-  #statements: ReturnType<typeof prepareStateReads> | null = null
-  /** The readout state last read, and the file's version it was read at. */
+  readonly #changes: ReadoutChangeReader
+  /** The readout state last read, and the changes it was made of. */
   #state: ReadoutState | null = null
 
   #evaluations = 0
@@ -110,6 +111,7 @@ export class ReadoutQueries {
 
   constructor(db: Database.Database) {
     this.#db = db
+    this.#changes = new ReadoutChangeReader(db)
   }
 
   /** Searches by results evaluated, rather than answered as kept: what tests and benches read. */
@@ -178,26 +180,20 @@ export class ReadoutQueries {
   }
 
   /**
-   * What a search by results reads, as a key that changes whenever its answer may: the counters
-   * that writes of readout rows, batches and protocols raise (cache step 13), and the readout
-   * index's backlog (indexing a queued row changes the values without a write to its row). Read
-   * again only once the file has changed: by another connection's commit or this one's write.
+   * What a search by results reads, as a key that changes whenever its answer may: the changes
+   * of readout rows, batches and protocols, and the index's backlog (readout-changes.ts).
    */
   #readoutState(): ReadoutState {
-    const statements = (this.#statements ??= prepareStateReads(this.#db))
-    const version = `${statements.dataVersion.get() as number}:${statements.ownChanges.get() as number}`
-    if (this.#state?.version === version) return this.#state
-    const counters = new Map(statements.counters.all() as [string, number][])
-    const [queuedRows, queuedGroups] = statements.backlog.get() as [number, number]
-    const batches = counters.get('batches') ?? 0
+    const changes = this.#changes.current()
+    if (this.#state?.changes === changes) return this.#state
     const key = [
-      counters.get('readout_rows') ?? 0,
-      batches,
-      counters.get('protocols') ?? 0,
-      queuedRows,
-      queuedGroups,
+      changes.readoutRows,
+      changes.batches,
+      changes.protocols,
+      changes.queuedRows,
+      changes.queuedGroups,
     ].join(':')
-    this.#state = { version, key, batches }
+    this.#state = { changes, key }
     return this.#state
   }
 
@@ -233,7 +229,7 @@ export class ReadoutQueries {
    * moved to another molecule (cache step 13's counter), by any connection.
    */
   #vaultBatches(vaultId: number): VaultBatches {
-    const { batches } = this.#readoutState()
+    const { batches } = this.#readoutState().changes
     const kept = this.#batchesByVault.get(vaultId)
     if (kept?.batches === batches) return kept.map
     const rows = this.#db
@@ -838,25 +834,10 @@ export class ReadoutQueries {
 const keptAnswers = 8
 
 interface ReadoutState {
-  /** `PRAGMA data_version` and this connection's total changes when it was read. */
-  version: string
+  /** What the key was made of. */
+  changes: Readonly<ReadoutChanges>
   /** Changes whenever an answer of `matching` may. */
   key: string
-  /** Step 13's counter of batch changes. */
-  batches: number
-}
-
-function prepareStateReads(db: Database.Database) {
-  return {
-    dataVersion: db.prepare('PRAGMA data_version').pluck(),
-    ownChanges: db.prepare('SELECT total_changes()').pluck(),
-    counters: db.prepare('SELECT topic, changes FROM readout_change_counters').raw(),
-    backlog: db
-      .prepare(
-        `SELECT (SELECT count(*) FROM readout_index_queue), (SELECT count(*) FROM readout_group_queue)`,
-      )
-      .raw(),
-  }
 }
 
 /**
