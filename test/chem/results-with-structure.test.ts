@@ -32,10 +32,9 @@ import { listStructurePage } from '../../src-main/services/structure-list.ts'
 import { VaultChemistry } from '../../src-main/services/vault-chemistry.ts'
 import { silentLogger } from '../../src-main/shared/logger.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
-import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 import { requirement } from '../support/environment.ts'
 import { moleculeRecord } from '../store/fixtures/molecule-records.ts'
-import { connectAndSync, dispatching, testServices, type Call } from '../services/support.ts'
+import { syncedDemoServices, type Call } from '../services/support.ts'
 
 const substructures = ['c1ccccc1', 'C(=O)N', 'c1ccncc1', 'CCO', 'C1CCCCC1', 'Cl']
 
@@ -64,7 +63,6 @@ async function everyHit(ask: Ask): Promise<{ first: number[]; all: number[] }> {
 }
 
 describe('a search by results with a substructure search, on the demo vault', () => {
-  let sim: Awaited<ReturnType<typeof startDemoSnapshotSim>>
   let services: Services
   let dispose: () => Promise<void>
   let call: Call
@@ -72,22 +70,14 @@ describe('a search by results with a substructure search, on the demo vault', ()
   let connectionId: string
 
   beforeAll(async () => {
-    sim = await startDemoSnapshotSim({ port: 0 })
-    vaultId = sim.cast.vaults.main.id
-    ;({ services, dispose } = testServices())
-    ;({ call } = dispatching(services))
-    connectionId = await connectAndSync(services, call, {
-      name: 'Lab',
-      baseUrl: sim.baseUrl,
-      token: sim.cast.users.admin.tokens[0]!,
-    })
-    await sim.stop()
-    services.runtimes.get(connectionId).cache.readoutIndex().complete()
+    const demo = await syncedDemoServices()
+    ;({ services, dispose, call, vaultId, connectionId } = demo)
+    await demo.sim.stop()
+    demo.cache.readoutIndex().complete()
     await services.chem.buildIndex(connectionId, vaultId)
   }, 240_000)
 
   afterAll(async () => {
-    await sim?.stop().catch(() => {})
     await dispose?.()
   })
 

@@ -16,10 +16,10 @@ import type { Services } from '../../src-main/services/index.ts'
 import type { StructurePage } from '../../src-main/services/chem-results.ts'
 import { ReadoutQueries } from '../../src-main/store/readout-queries.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
-import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
-import { connectAndSync, dispatching, testServices, type Call } from './support.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { syncedDemoServices, type Call } from './support.ts'
 
-let sim: Awaited<ReturnType<typeof startDemoSnapshotSim>>
+let sim: VaultSim
 let services: Services
 let dispose: () => Promise<void>
 let call: Call
@@ -33,23 +33,13 @@ const inhibiting = [`${kinase}: aggregate % Inhibition > 20`]
 const strongest = [`${kinase}: % Inhibition > 100`]
 
 beforeAll(async () => {
-  sim = await startDemoSnapshotSim({ port: 0 })
-  vaultId = sim.cast.vaults.main.id
-  ;({ services, dispose } = testServices())
-  ;({ call } = dispatching(services))
-  connectionId = await connectAndSync(services, call, {
-    name: 'Lab',
-    baseUrl: sim.baseUrl,
-    token: sim.cast.users.admin.tokens[0]!,
-  })
+  ;({ sim, services, dispose, call, vaultId, connectionId, cache } = await syncedDemoServices())
   await sim.stop()
-  cache = services.runtimes.get(connectionId).cache
   cache.readoutIndex().complete()
   await services.chem.buildIndex(connectionId, vaultId)
 }, 240_000)
 
 afterAll(async () => {
-  await sim?.stop().catch(() => {})
   await dispose?.()
 })
 

@@ -10,6 +10,9 @@ import {
   type Services,
 } from '../../src-main/services/index.ts'
 import type { AppEventName, AppEvents } from '../../src-main/shared/events.ts'
+import type { VaultCache } from '../../src-main/store/vault-cache.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
 
 /** Real services on a temporary data folder, with fast export polling, backoff and probes. */
 export function testServices(options: Partial<ServiceOptions> = {}): {
@@ -113,4 +116,45 @@ export async function connectAndSync(
   const outcome = (await synced).lastOutcome
   if (outcome !== 'completed') throw new Error(`The first sync ended ${String(outcome)}.`)
   return connectionId
+}
+
+export interface SyncedDemo {
+  /** Serves a copy of the demo vault's snapshot; a suite may stop it to work offline. */
+  sim: VaultSim
+  services: Services
+  call: Call
+  connectionId: string
+  /** The demo's main vault. */
+  vaultId: number
+  cache: VaultCache
+  /** Stops the simulator (unless stopped already) and the services; removes the data folder. */
+  dispose: () => Promise<void>
+}
+
+/**
+ * Real services connected, as the window connects, to the demo vault served over real HTTP by the
+ * simulator, after their first sync has completed: what suites over a synced demo vault start
+ * from. A failed start stops what it had started.
+ */
+export async function syncedDemoServices(): Promise<SyncedDemo> {
+  const sim = await startDemoSnapshotSim({ port: 0 })
+  const started = testServices()
+  const dispose = async () => {
+    await sim.stop().catch(() => {})
+    await started.dispose()
+  }
+  try {
+    const { services } = started
+    const { call } = dispatching(services)
+    const connectionId = await connectAndSync(services, call, {
+      name: 'Lab',
+      baseUrl: sim.baseUrl,
+      token: sim.cast.users.admin.tokens[0]!,
+    })
+    const cache = services.runtimes.get(connectionId).cache
+    return { sim, services, call, connectionId, vaultId: sim.cast.vaults.main.id, cache, dispose }
+  } catch (error) {
+    await dispose()
+    throw error
+  }
 }

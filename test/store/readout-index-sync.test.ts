@@ -15,14 +15,8 @@ import type { OutboxItemView } from '../../src-main/ipc/contract.ts'
 import type { Services } from '../../src-main/services/index.ts'
 import { ReadoutIndexer } from '../../src-main/store/readout-index.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
-import {
-  connectAndSync,
-  dispatching,
-  nextEvent,
-  testServices,
-  type Call,
-} from '../services/support.ts'
-import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
+import type { VaultSim } from '../../src-sim/index.ts'
+import { nextEvent, syncedDemoServices, type Call } from '../services/support.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
 
 /** Each index table, every column, in its key's order (counts of no subjects are no rows). */
@@ -44,7 +38,7 @@ function readIndex(db: Database.Database): IndexTables {
   ) as IndexTables
 }
 
-let sim: Awaited<ReturnType<typeof startDemoSnapshotSim>>
+let sim: VaultSim
 let services: Services
 let dispose: () => Promise<void>
 let call: Call
@@ -53,20 +47,10 @@ let connectionId: string
 let cache: VaultCache
 
 beforeAll(async () => {
-  sim = await startDemoSnapshotSim({ port: 0 })
-  vaultId = sim.cast.vaults.main.id
-  ;({ services, dispose } = testServices())
-  ;({ call } = dispatching(services))
-  connectionId = await connectAndSync(services, call, {
-    name: 'Lab',
-    baseUrl: sim.baseUrl,
-    token: sim.cast.users.admin.tokens[0]!,
-  })
-  cache = services.runtimes.get(connectionId).cache
+  ;({ sim, services, dispose, call, vaultId, connectionId, cache } = await syncedDemoServices())
 }, 240_000)
 
 afterAll(async () => {
-  await sim?.stop().catch(() => {})
   await dispose?.()
 })
 
