@@ -346,6 +346,7 @@ export function createServices(options: ServiceOptions): Services {
     defaultBudgetBytes: config.attachmentBudgetBytes,
     background: options.background ?? config.host !== 'cli',
   })
+  const plates = new PlatesService({ runtimes, events, outbox })
   let closing: Promise<void> | undefined
   let lock = options.dataFolderLock
   let lockRetry: ReturnType<typeof setInterval> | undefined
@@ -397,7 +398,7 @@ export function createServices(options: ServiceOptions): Services {
     browse,
     results,
     curves,
-    plates: new PlatesService({ runtimes, outbox }),
+    plates,
     chem,
     novelty,
     exports,
@@ -432,6 +433,7 @@ export function createServices(options: ServiceOptions): Services {
         await chem.close()
         await novelty.close()
         await curves.close()
+        plates.close()
         await runtimes.closeAll()
         notices.close()
         db.close()

@@ -2,14 +2,16 @@
  * Plate quality from the cache, offline: a plate's readouts, one readout's wells with the plate's
  * statistics (controls' means and spreads, signal window, Z′ and Z, flags by the person's
  * thresholds), and a run's plates side by side. Read from the readout value index through a
- * read-only connection of its own per question (as the curve workers read it), so that the
- * answer never waits for the cache writer and never holds the main connection. Corrections still
- * waiting in the outbox (a well marked as an outlier) are applied first.
+ * read-only connection of its own, kept per cache with the plate answers kept on it (a plate asked
+ * again, or for another readout, reads only that readout's cells), so that the answer never waits
+ * for the cache writer and never holds the main connection. Corrections still waiting in the
+ * outbox (a well marked as an outlier) are applied first.
  *
  * New samples and plates are checked here before they are queued, the same way for the window and
  * the CLI: a plate's well list read (well-list.ts) and its batches found in the cache, a sample's
  * location and position against the location's grid and the places cached and queued samples take.
  */
+import fs from 'node:fs'
 import Database from 'better-sqlite3'
 import type { PlateQualityOptions } from '../../src-common/analysis/plate-quality.ts'
 import { AppError } from '../shared/app-error.ts'
@@ -35,6 +37,8 @@ import {
 } from '../store/inventory-references.ts'
 import { PlateQueries, type PlateAnswer, type RunPlatesAnswer } from '../store/plate-queries.ts'
 import type { ReadoutIndexBacklog } from '../store/readout-index.ts'
+import type { VaultCache } from '../store/vault-cache.ts'
+import type { EventBus } from '../shared/events.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 import { pendingReadoutRows } from './pending-readout-rows.ts'
@@ -76,15 +80,43 @@ export interface WellListAnswer {
 
 export interface PlatesServiceOptions {
   runtimes: ConnectionRuntimes
+  /** Told when a cache is rebuilt or a connection removed: its kept connection is closed. */
+  events: EventBus
   /** Corrections waiting in it are applied before the statistics. */
   outbox?: Outbox | null
 }
 
+/** The read-only connection kept on a connection's cache, and the plate answers kept on it. */
+interface KeptReader {
+  cache: VaultCache
+  /** The file's inode when it was opened: a cache made again at the same path is another file. */
+  inode: number
+  db: Database.Database
+  queries: PlateQueries
+}
+
 export class PlatesService {
   readonly #options: PlatesServiceOptions
+  readonly #readers = new Map<string, KeptReader>()
+  readonly #stopListening: (() => void)[]
+  #closed = false
+
+  /** Read-only connections opened by plates services: what tests read to see one kept. */
+  static connectionsOpened = 0
 
   constructor(options: PlatesServiceOptions) {
     this.#options = options
+    this.#stopListening = [
+      options.events.on('cache.rebuilt', ({ connectionId }) => this.#drop(connectionId)),
+      options.events.on('connections.changed', () => this.#dropClosed()),
+    ]
+  }
+
+  /** Closes the kept connections; questions asked afterwards are refused. */
+  close(): void {
+    this.#closed = true
+    for (const stop of this.#stopListening) stop()
+    for (const connectionId of [...this.#readers.keys()]) this.#drop(connectionId)
   }
 
   /** A plate's readouts and one readout's wells with the plate's statistics. */
@@ -217,43 +249,66 @@ export class PlatesService {
   }
 
   #readOnly<T>(connectionId: string, question: (db: Database.Database) => T): T {
-    const db = this.#open(connectionId)
-    try {
-      db.pragma('busy_timeout = 5000')
-      return db.transaction(() => question(db))()
-    } finally {
-      db.close()
-    }
-  }
-
-  #open(connectionId: string): Database.Database {
-    const cache = this.#options.runtimes.get(connectionId).cache
-    try {
-      return new Database(cache.file, { readonly: true, fileMustExist: true })
-    } catch (error) {
-      throw new AppError(
-        'storage',
-        `Cannot read the cache ${cache.file}: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      )
-    }
+    const { db } = this.#reader(connectionId)
+    return db.transaction(() => question(db))()
   }
 
   #read<T>(
     connectionId: string,
     question: (queries: PlateQueries) => T,
   ): T & { backlog: ReadoutIndexBacklog } {
+    const { cache, db, queries } = this.#reader(connectionId)
+    // One read transaction: the plate's counts and its wells from the same moment.
+    const answer = db.transaction(() => question(queries))()
+    return { ...answer, backlog: cache.readoutIndex().backlog() }
+  }
+
+  /**
+   * The kept connection on the connection's current cache, opened again when the cache was
+   * replaced (closed and opened again, rebuilt) or its file is another (a new inode at the path).
+   */
+  #reader(connectionId: string): KeptReader {
+    if (this.#closed) throw new AppError('cancelled', 'Plate quality has shut down.')
     const cache = this.#options.runtimes.get(connectionId).cache
-    const db = this.#open(connectionId)
+    const inode = inodeOf(cache.file)
+    const kept = this.#readers.get(connectionId)
+    if (kept && kept.cache === cache && kept.inode === inode) return kept
+    this.#drop(connectionId)
+    let db: Database.Database
     try {
-      db.pragma('busy_timeout = 5000')
-      // One read transaction: the plate's counts and its wells from the same moment.
-      const answer = db.transaction(() => question(new PlateQueries(db)))()
-      return { ...answer, backlog: cache.readoutIndex().backlog() }
-    } finally {
-      db.close()
+      db = new Database(cache.file, { readonly: true, fileMustExist: true, timeout: 5000 })
+    } catch (error) {
+      throw new AppError(
+        'storage',
+        `Cannot read the cache ${cache.file}: ${(error as Error).message}`,
+        { cause: error },
+      )
     }
+    PlatesService.connectionsOpened += 1
+    const reader = { cache, inode, db, queries: new PlateQueries(db) }
+    this.#readers.set(connectionId, reader)
+    return reader
+  }
+
+  /** Closes the kept connections of connections whose runtime was closed (removed ones). */
+  #dropClosed(): void {
+    const open = new Set(this.#options.runtimes.opened().map((runtime) => runtime.id))
+    for (const connectionId of [...this.#readers.keys()]) {
+      if (!open.has(connectionId)) this.#drop(connectionId)
+    }
+  }
+
+  #drop(connectionId: string): void {
+    this.#readers.get(connectionId)?.db.close()
+    this.#readers.delete(connectionId)
+  }
+}
+
+/** The file's inode; -1 when it cannot be read (opening it then says why). */
+function inodeOf(file: string): number {
+  try {
+    return fs.statSync(file).ino
+  } catch {
+    return -1
   }
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs'
 import type Database from 'better-sqlite3'
 import {
   plateQuality,
@@ -47,10 +46,10 @@ export type {
  * offline leaves the plate's Z′ at once. A plate's rows are found by the readout rows' plate index
  * and a run's by their run index, each row's cells by the value index's key: never a scan.
  *
- * A plate's rows, their batches and every readout's counts are kept between questions (by the
- * cache file, across connections: the plates service opens one per question) for as long as
- * the cache's readout state stays as it was (cache step 13's counters and the index's backlog),
- * so asking again, or for another readout, reads only the chosen readout's cells.
+ * A plate's rows, their batches and every readout's counts are kept between questions on one
+ * connection (the plates service keeps one per cache, with its PlateQueries) for as long as the
+ * cache's readout state stays as it was (readout-changes.ts), so asking again, or for another
+ * readout, reads only the chosen readout's cells.
  */
 
 /** A readout measured on a plate in one run, with how many of its wells can be drawn. */
@@ -268,36 +267,22 @@ interface Kept<T> {
   value: T
 }
 
-/** Plates and vaults whose layouts and catalogues are kept, across the app's caches. */
+/** Plates and vaults whose layouts and catalogues are kept, on one connection. */
 const keptEntries = 32
-const keptLayouts = new Map<string, Kept<PlateLayout>>()
-const keptPlates = new Map<string, Kept<StoredPlate | undefined>>()
-const keptCatalogues = new Map<string, Kept<Catalogue>>()
 
-function keep<T>(kept: Map<string, Kept<T>>, key: string, state: string, value: T): T {
+function keep<K, T>(kept: Map<K, Kept<T>>, key: K, state: string, value: T): T {
   kept.delete(key)
   kept.set(key, { state, value })
   if (kept.size > keptEntries) kept.delete(kept.keys().next().value!)
   return value
 }
 
-/**
- * The cache file as kept answers name it: its path and inode, so that a cache rebuilt at the same
- * path (whose counters start again) is another; null for a database without a file.
- */
-function fileIdentity(db: Database.Database): string | null {
-  if (db.memory || db.name === '') return null
-  try {
-    return `${db.name}#${fs.statSync(db.name).ino}`
-  } catch {
-    return null
-  }
-}
-
 export class PlateQueries {
   readonly #db: Database.Database
   readonly #changes: ReadoutChangeReader
-  #file: string | null | undefined
+  readonly #layouts = new Map<string, Kept<PlateLayout>>()
+  readonly #storedPlates = new Map<string, Kept<StoredPlate | undefined>>()
+  readonly #catalogues = new Map<number, Kept<Catalogue>>()
 
   constructor(db: Database.Database) {
     this.#db = db
@@ -340,26 +325,24 @@ export class PlateQueries {
 
   /** The kept layout of the plate while the readout state is `state`, else a walk of its rows. */
   #layout(vaultId: number, plateId: number, state: string): PlateLayout {
-    const file = (this.#file ??= fileIdentity(this.#db))
-    const key = `${file}:${vaultId}:${plateId}`
-    const kept = file === null ? undefined : keptLayouts.get(key)
+    const key = `${vaultId}:${plateId}`
+    const kept = this.#layouts.get(key)
     if (kept?.state === state) return kept.value
     PlateQueries.layoutsWalked += 1
     const walked = this.#db.prepare(plateSql.plateLayout).raw().all(vaultId, plateId) as PlateCell[]
     walked.sort((a, b) => a[0] - b[0])
     const { marks: rows, batchIds } = rowMarksOf(walked)
     const layout = { rows, batchIds, counts: countsOf(walked) }
-    return file === null ? layout : keep(keptLayouts, key, state, layout)
+    return keep(this.#layouts, key, state, layout)
   }
 
   /** The kept plate while the readout state is `state`, else read. */
   #plate(vaultId: number, plateId: number, state: string): StoredPlate | undefined {
-    const file = (this.#file ??= fileIdentity(this.#db))
-    const key = `${file}:${vaultId}:${plateId}`
-    const kept = file === null ? undefined : keptPlates.get(key)
+    const key = `${vaultId}:${plateId}`
+    const kept = this.#storedPlates.get(key)
     if (kept?.state === state) return kept.value
     const stored = this.#plates(vaultId, [plateId]).get(plateId)
-    return file === null ? stored : keep(keptPlates, key, state, stored)
+    return keep(this.#storedPlates, key, state, stored)
   }
 
   /**
@@ -484,9 +467,7 @@ export class PlateQueries {
 
   /** The vault's protocols with their readout definitions, by id (kept while `state` holds). */
   #catalogue(vaultId: number, state: string): Catalogue {
-    const file = (this.#file ??= fileIdentity(this.#db))
-    const key = `${file}:${vaultId}`
-    const kept = file === null ? undefined : keptCatalogues.get(key)
+    const kept = this.#catalogues.get(vaultId)
     if (kept?.state === state) return kept.value
     const catalogue = new Map<number, ProtocolDefinitions>()
     const protocols = this.#db
@@ -501,7 +482,7 @@ export class PlateQueries {
         readouts: new Map(entry.readouts.map((readout) => [readout.id, readout])),
       })
     }
-    return file === null ? catalogue : keep(keptCatalogues, key, state, catalogue)
+    return keep(this.#catalogues, vaultId, state, catalogue)
   }
 }
 
