@@ -221,6 +221,10 @@ export function createServices(options: ServiceOptions): Services {
     tuning: options.outbox ?? {},
     // The CLI waits for the check before any command either way; windows must not.
     pageCheck: config.host === 'cli' ? 'inline' : 'worker',
+    // It has no window to say why it waits: stderr does.
+    ...(config.host === 'cli'
+      ? { onRepairWait: (message: string) => process.stderr.write(`vault-desk: ${message}\n`) }
+      : {}),
   })
   const notices = new NoticesService({
     events,

@@ -26,6 +26,8 @@ export interface OutboxServiceOptions {
   tuning: OutboxTuning
   /** Hosts that stay up check the outbox's pages in a worker (`OutboxOptions.pageCheck`). */
   pageCheck: NonNullable<OutboxOptions['pageCheck']>
+  /** Where the CLI says that it waits for another process's repair of the outbox. */
+  onRepairWait?: OutboxOptions['onRepairWait']
 }
 
 /**
@@ -87,6 +89,7 @@ export function createOutbox(options: OutboxServiceOptions): Outbox {
     log,
     onPendingCount: (count) => status.update({ outboxPending: count }),
     pageCheck: options.pageCheck,
+    ...(options.onRepairWait ? { onRepairWait: options.onRepairWait } : {}),
     ...options.tuning,
   })
   // A new token (or any change of the connection) lets a queue paused by a refused token move.

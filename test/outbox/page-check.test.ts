@@ -116,7 +116,7 @@ describe('the outbox page check in a worker', () => {
     expect(() => outbox.list()).toThrow(
       expect.objectContaining({
         code: 'storage',
-        message: expect.stringMatching(/damaged; it is being rebuilt/),
+        message: expect.stringMatching(/damaged \(.*\); it is being rebuilt/),
       }) as Error,
     )
     // Asked to send while the check runs: it starts once the check is over.
@@ -311,7 +311,9 @@ describe('the outbox page check in a worker', () => {
     const missing = path.join(dataDir(), 'gone', 'outbox.db')
     const reasons: string[] = []
     await expect(
-      checkOutboxPagesInWorker(missing, new Date(), (reason) => reasons.push(reason)),
+      checkOutboxPagesInWorker(missing, new Date(), {
+        onFallback: (reason) => reasons.push(reason),
+      }),
     ).rejects.toThrow(/directory does not exist|unable to open/)
     expect(reasons).toHaveLength(1)
     expect(reasons[0]).toMatch(/directory does not exist|unable to open/)

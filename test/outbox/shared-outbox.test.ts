@@ -1,17 +1,23 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
+import { AppError } from '../../src-main/shared/app-error.ts'
+import { EventBus } from '../../src-main/shared/events.ts'
+import { silentLogger } from '../../src-main/shared/logger.ts'
+import { Outbox } from '../../src-main/sync/outbox/outbox.ts'
 import type { OutboxRepair } from '../../src-main/sync/outbox/outbox-repairs.ts'
 import {
   collectionNames,
   damageMiddleLeaf,
+  damagePage,
   writeDamagedOutbox,
   writeOutbox,
 } from './support/damaged-outbox.ts'
-import { connectionId, useOutboxHarness } from './support/outbox-harness.ts'
+import { connectionId, useOutboxHarness, waitUntil } from './support/outbox-harness.ts'
 
 /**
  * The app and CLI commands share one data folder, and so one outbox.db, which a damaged start
@@ -264,4 +270,177 @@ describe('an outbox shared by two processes', () => {
     expect(namesIn(file).at(-1)).toBe('Queued after the takeover')
     expect(added!.state).toBe('queued')
   }, 60_000)
+})
+
+const sha256 = (file: string) =>
+  crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')
+
+/** An outbox with a few items whose header is then lost: SQLite refuses it as it opens it. */
+async function outboxDamagedInItsHeader(dir: string): Promise<string> {
+  const file = path.join(dir, 'outbox.db')
+  await writeOutbox(dir, collectionNames(40), target())
+  damagePage(file, 1)
+  return file
+}
+
+/** Whether `promise` has settled by the time the event loop has run timers for `ms`. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let settled = false
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  )
+  await new Promise((resolve) => setTimeout(resolve, ms))
+  return settled
+}
+
+describe('a process that finds another repairing the outbox', () => {
+  it('in the app, opens at once, says who repairs, and lands what it queues in the rebuilt file', async () => {
+    const dir = dataDir()
+    const file = await outboxDamagedInItsHeader(dir)
+    const asFound = sha256(file)
+    // Another real process holds the claim of a repair, as one repairing a large outbox does.
+    const holder = await startChild(['hold', dir])
+    const waits: string[] = []
+    const { outbox } = harness.open({
+      dataDir: dir,
+      tuning: { pageCheck: 'worker', onRepairWait: (message) => waits.push(message) },
+    })
+    // The constructor neither repaired nor waited (before, it waited on this thread for the
+    // holder): the file is as found, and the outbox is not ready while the claim is held.
+    expect(sha256(file)).toBe(asFound)
+    expect(outbox.recovery).toBeNull()
+    const queued = outbox.queue({
+      ...target(),
+      operation: 'collection.create',
+      payload: { name: 'Queued while another process repairs' },
+    })
+    await waitUntil('the outbox says whom it waits for', () => waits.length > 0)
+    expect(waits).toHaveLength(1)
+    expect(waits[0]).toMatch(
+      new RegExp(
+        `another process is repairing it: a repair of the outbox \\(pid ${holder.child.pid} `,
+      ),
+    )
+    // Reads answer at once, honestly: nothing to show yet, and why.
+    expect(() => outbox.list()).toThrow(
+      expect.objectContaining({
+        code: 'storage',
+        message: expect.stringMatching(
+          new RegExp(
+            `damaged \\(.+\\)\\. Another process is repairing it: .*pid ${holder.child.pid} `,
+          ),
+        ),
+      }) as Error,
+    )
+    expect(outbox.pendingList(connectionId, harness.vaultId, 'collections')).toEqual([])
+    expect(await settledWithin(outbox.ready(), 200)).toBe(false)
+    expect(await settledWithin(queued, 0)).toBe(false)
+
+    holder.tell('release')
+    expect(await holder.next()).toEqual({ released: true })
+    await outbox.ready()
+    const [item] = await queued
+    expect(item!.state).toBe('queued')
+    // The header took every row with it; what was queued meanwhile is in the rebuilt file.
+    expect(outbox.recovery).toMatchObject({ recovered: 0 })
+    expect(soundFile(file)).toBe(true)
+    expect(namesIn(file)).toEqual(['Queued while another process repairs'])
+    expect(outbox.list().map((listed) => listed.payload.name)).toEqual([
+      'Queued while another process repairs',
+    ])
+    expect(damagedCopies(dir)).toHaveLength(1)
+    expect(sha256(path.join(dir, damagedCopies(dir)[0]!))).toBe(asFound)
+    expect(leftovers(dir)).toEqual([])
+  }, 120_000)
+
+  it('in the app, sends once the repair is over, never waiting on the write lock it holds', async () => {
+    const dir = dataDir()
+    const { outbox, events } = harness.open({ dataDir: dir, tuning: { pageCheck: 'worker' } })
+    await outbox.ready()
+    const [item] = await outbox.queue({
+      ...target(),
+      operation: 'collection.create',
+      payload: { name: 'Sent after the other repair' },
+    })
+    // A repair elsewhere holds the claim and SQLite's write lock on the file for longer than
+    // SQLite's busy timeout (5 s): a write started meanwhile (before: taking the sender's lease)
+    // stood this thread still that long, then failed as "cannot save".
+    const holder = await startChild(['hold', dir, 'writes'])
+    expect(outbox.start()).toBe(false)
+    await new Promise((resolve) => setTimeout(resolve, 6_000))
+    expect(outbox.counts()).toMatchObject({ queued: 1, sending: 0 })
+    holder.tell('release')
+    expect(await holder.exited).toBe(0)
+    await waitUntil('the item is sent', () => outbox.item(item!.id).state === 'sent')
+    expect(events.filter((event) => event.name === 'storage.failed')).toEqual([])
+    expect(outbox.unwritable).toBeNull()
+  }, 60_000)
+
+  it('on its own thread (the CLI), gives up after its wait with the holder named, changing nothing', async () => {
+    const dir = dataDir()
+    const file = await outboxDamagedInItsHeader(dir)
+    const asFound = sha256(file)
+    const holder = await startChild(['hold', dir])
+    const waits: string[] = []
+    const open = () =>
+      new Outbox({
+        dataDir: dir,
+        connection: () => {
+          throw new AppError('not_found', 'This outbox is only opened, never sent.')
+        },
+        connectionName: () => 'Lab vault',
+        events: new EventBus(),
+        log: silentLogger,
+        pageCheck: 'inline',
+        repairWaitMs: 300,
+        onRepairWait: (message) => waits.push(message),
+      })
+    expect(open).toThrow(
+      expect.objectContaining({
+        code: 'storage',
+        message: expect.stringMatching(
+          new RegExp(
+            `still repairing it after 1 s: a repair of the outbox \\(pid ${holder.child.pid} .*Nothing was changed here`,
+          ),
+        ),
+      }) as Error,
+    )
+    expect(waits).toEqual([expect.stringMatching(/Waiting up to 1 s for it to finish/)])
+    expect(sha256(file)).toBe(asFound)
+    expect(damagedCopies(dir)).toEqual([])
+    holder.tell('release')
+    expect(await holder.exited).toBe(0)
+  }, 60_000)
+
+  it('in the vault-desk command, says on stderr whom it waits for, then goes on', async () => {
+    const dir = dataDir()
+    await outboxDamagedInItsHeader(dir)
+    const holder = await startChild(['hold', dir])
+    const bin = path.resolve(import.meta.dirname, '../../bin/vault-desk.js')
+    const { DBUS_SESSION_BUS_ADDRESS: _bus, ...inherited } = process.env
+    const cli = spawn(process.execPath, [bin, 'outbox', 'list', '--json'], {
+      env: { ...inherited, VAULT_DESK_DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    children.push(cli)
+    let stdout = ''
+    let stderr = ''
+    cli.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    cli.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => cli.once('close', resolve))
+    await waitUntil('the command says whom it waits for', () => stderr.includes('Waiting'))
+    expect(stderr).toMatch(
+      new RegExp(
+        `^vault-desk: The outbox at .+outbox\\.db is damaged and another process is repairing it: a repair of the outbox \\(pid ${holder.child.pid} .*\\)\\. Waiting up to 10 min for it to finish…$`,
+        'm',
+      ),
+    )
+    holder.tell('release')
+    expect(await exited).toBe(0)
+    // It went on once the claim was let go: the outbox it found damaged, repaired by it.
+    expect(JSON.parse(stdout)).toEqual([])
+    expect(damagedCopies(dir)).toHaveLength(1)
+    expect(leftovers(dir)).toEqual([])
+  }, 120_000)
 })

@@ -1,6 +1,7 @@
 /**
  * The entry file of the worker thread that checks every page of the outbox at a start, and
- * rebuilds it aside when it is damaged (`checkOutboxPagesInWorker` in outbox-page-check.ts).
+ * rebuilds it aside when it is damaged (`checkOutboxPagesInWorker` in outbox-page-check.ts). A
+ * repair by another process is waited for here too, off the main thread.
  *
  * Its default export is its own path, so that `import path from './outbox-check-worker.ts?modulePath'`
  * means the same everywhere: unbundled (CLI, tests, benchmarks) Node loads this file and gets its
@@ -15,7 +16,7 @@ import type { PageCheckVerdict } from './outbox-recovery.ts'
 export default fileURLToPath(import.meta.url)
 
 export interface OutboxCheckData {
-  outboxPageCheck: { file: string; at: number }
+  outboxPageCheck: { file: string; at: number; repairWaitMs: number }
 }
 
 export type OutboxCheckAnswer =
@@ -25,19 +26,34 @@ export type OutboxCheckAnswer =
   /** The check could not run here (the main thread runs it instead). */
   | { failed: string }
 
+/** Told before the answer, once, when another process is found repairing the outbox. */
+export interface OutboxCheckWaiting {
+  waitingFor: string
+}
+
 const data = workerData as Partial<OutboxCheckData> | null
 const request = data?.outboxPageCheck
-if (parentPort && typeof request?.file === 'string' && typeof request.at === 'number') {
+if (
+  parentPort &&
+  typeof request?.file === 'string' &&
+  typeof request.at === 'number' &&
+  typeof request.repairWaitMs === 'number'
+) {
+  const port = parentPort
   const { AppError } = await import('../../shared/app-error.ts')
   const { checkOutboxPages } = await import('./outbox-recovery.ts')
   let answer: OutboxCheckAnswer
   try {
-    answer = { verdict: checkOutboxPages(request.file, new Date(request.at)) }
+    const verdict = checkOutboxPages(request.file, new Date(request.at), {
+      timeoutMs: request.repairWaitMs,
+      onWaiting: (holder) => port.postMessage({ waitingFor: holder } satisfies OutboxCheckWaiting),
+    })
+    answer = { verdict }
   } catch (error) {
     answer =
       error instanceof AppError
         ? { unrepairable: { code: error.code, message: error.message } }
         : { failed: error instanceof Error ? error.message : String(error) }
   }
-  parentPort.postMessage(answer)
+  port.postMessage(answer)
 }

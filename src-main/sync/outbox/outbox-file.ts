@@ -65,6 +65,9 @@ export function rebuildClaimFile(file: string): string {
   return `${file}.rebuild.lock`
 }
 
+/** How long a process waits for another's rebuild before it gives up (`ClaimOptions`). */
+export const defaultClaimTimeoutMs = 600_000
+
 export interface ClaimOptions {
   /** Give up waiting for another process's rebuild after this long (default 10 minutes). */
   timeoutMs?: number
@@ -72,7 +75,6 @@ export interface ClaimOptions {
   onWaiting?: (holder: string) => void
 }
 
-const defaultClaimTimeoutMs = 600_000
 const claimPollMs = 50
 
 /**
@@ -81,7 +83,8 @@ const claimPollMs = 50
  * naming the holder when the wait is over.
  */
 export function claimRebuild(file: string, options: ClaimOptions = {}): DataFolderLock {
-  const deadline = Date.now() + (options.timeoutMs ?? defaultClaimTimeoutMs)
+  const timeoutMs = options.timeoutMs ?? defaultClaimTimeoutMs
+  const deadline = Date.now() + timeoutMs
   let told = false
   for (;;) {
     const attempt = tryTakeLockFile(rebuildClaimFile(file), 'a repair of the outbox')
@@ -90,7 +93,7 @@ export function claimRebuild(file: string, options: ClaimOptions = {}): DataFold
     if (Date.now() >= deadline) {
       throw new AppError(
         'storage',
-        `The outbox at ${file} is damaged, and ${holder} has been repairing it for too long; when it no longer runs, start again.`,
+        `The outbox at ${file} is damaged, and another process was still repairing it after ${describeWait(timeoutMs)}: ${holder}. Nothing was changed here; start again once it has finished (a repair left by a process that no longer runs is taken over).`,
       )
     }
     if (!told) {
@@ -103,6 +106,12 @@ export function claimRebuild(file: string, options: ClaimOptions = {}): DataFold
 
 const pause = new Int32Array(new SharedArrayBuffer(4))
 
+/** A wait as a person reads it: "90 s", "10 min". */
+export function describeWait(ms: number): string {
+  const whole = Math.round(ms / 1000)
+  return whole >= 120 && whole % 60 === 0 ? `${whole / 60} min` : `${Math.max(whole, 1)} s`
+}
+
 /**
  * Resolves once no other process rebuilds `file` (at once when none does: one look at the
  * claim file), so that a person's change does not wait on SQLite's busy timeout behind a long
@@ -112,12 +121,24 @@ export async function rebuildSettled(
   file: string,
   timeoutMs = defaultClaimTimeoutMs,
 ): Promise<void> {
-  const claim = rebuildClaimFile(file)
   const deadline = Date.now() + timeoutMs
-  while (fs.existsSync(claim) && Date.now() < deadline) {
-    // Taken at once, the claim was left by a process that died (or has just been let go).
-    const attempt = tryTakeLockFile(claim, 'a look at the outbox repair')
-    if (attempt.held) return attempt.lock.release()
+  while (rebuildHolder(file) !== null && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, claimPollMs))
   }
+}
+
+/**
+ * Who is rebuilding `file` now, or null: one look at the claim file when there is none (a stat),
+ * else its holder, unless that holder no longer runs (its claim is then cleared).
+ */
+export function rebuildHolder(file: string): string | null {
+  const claim = rebuildClaimFile(file)
+  if (!fs.existsSync(claim)) return null
+  // Taken at once, the claim was left by a process that died (or has just been let go).
+  const attempt = tryTakeLockFile(claim, 'a look at the outbox repair')
+  if (attempt.held) {
+    attempt.lock.release()
+    return null
+  }
+  return describeHolder(attempt.holder)
 }

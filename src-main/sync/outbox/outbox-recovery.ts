@@ -23,10 +23,11 @@ import { OutboxRepairs, type OutboxRecovery, type OutboxRepair } from './outbox-
  * is written to a fresh file that takes its place, and the repair is recorded there (until the
  * person has read of it) and returned to be told. SQLite finds the damage when it opens the file
  * (`openOutboxFile`) or in the check of every page (`checkOutboxPages`), which reads the whole
- * file: seconds for a large one. The app runs that check in a worker thread
- * (`outbox-page-check.ts`) while the outbox is open for reading; the CLI runs the same check on
- * its own thread (`openOutbox`). Other failures (a read-only folder, a newer schema) are thrown as
- * they are.
+ * file: seconds for a large one. The app runs that check, and any repair or wait for another
+ * process's repair, in a worker thread (`outbox-page-check.ts`) while the outbox is open for
+ * reading (`openOutboxUnchecked`: a file that cannot even be opened is left to the worker); the
+ * CLI runs the same check on its own thread (`openOutbox`). Other failures (a read-only folder, a
+ * newer schema) are thrown as they are.
  *
  * Other processes may have the file open meanwhile (the app and CLI commands share a data
  * folder): the rebuild is made under a claim only one process holds (`claimRebuild`), and holds
@@ -84,6 +85,32 @@ export function openOutboxFile(file: string, at: Date, options: RepairOptions = 
     const damage = damageOf(error)
     if (damage === null) throw error
     return openRepaired(file, repairInPlace(file, found, damage, at, options))
+  }
+}
+
+/**
+ * The outbox opened for use while its pages are checked elsewhere (the app's worker, which also
+ * repairs): nothing is repaired or waited for on this thread. A file SQLite finds damaged as it
+ * opens it (its header, its schema) is left to that check; meanwhile the connection is an empty
+ * one in memory, `damage` says what SQLite found, and `identity` is the damaged file's, so that
+ * the store goes over to the repaired file once it is in place (`OutboxStore.followIfReplaced`).
+ */
+export interface UncheckedOutbox extends BoundConnection {
+  identity: FileIdentity
+  damage: string | null
+}
+
+export function openOutboxUnchecked(file: string): UncheckedOutbox {
+  refuseNewerOutbox(file)
+  const found = identityOf(file)
+  try {
+    const opened = openOutboxInPlace(file)
+    // A file opened is one the path named before and after the open (`openBound`).
+    return { db: opened.db, identity: opened.identity!, damage: null }
+  } catch (error) {
+    const damage = damageOf(error)
+    if (damage === null || found === null) throw error
+    return { db: new Database(':memory:'), identity: found, damage }
   }
 }
 

@@ -63,6 +63,8 @@ export interface OutboxSenderOptions {
 const defaultRetry: RetryTiming = { baseDelayMs: 2_000, maxDelayMs: 5 * 60_000 }
 const defaultStorageRetry: RetryTiming = { baseDelayMs: 1_000, maxDelayMs: 60_000 }
 const defaultLeaseRenewalMs = 10_000
+/** How often the sender looks again while another process repairs the outbox's file. */
+const repairPollMs = 250
 /** Sent and discarded items are kept this long for the Outbox view's history. */
 const historyMs = 30 * 86_400_000
 
@@ -140,6 +142,11 @@ export class OutboxSender {
     if (this.#holdsLease) return true
     this.#running = true
     try {
+      // Taken once another process's repair of the file is over (see `#pumpOnce`).
+      if (this.#store.repairHolder() !== null) {
+        this.#arm(repairPollMs)
+        return false
+      }
       if (this.#takeLease()) return true
       this.#arm(this.#options.pollMs ?? 5_000)
     } catch (error) {
@@ -229,6 +236,8 @@ export class OutboxSender {
 
   #renew(): void {
     try {
+      // Renewed at the next turn: the lease outlasts a few of them.
+      if (this.#store.repairHolder() !== null) return
       if (this.#options.lease.acquire()) return
       this.#loseLease()
     } catch (error) {
@@ -301,6 +310,9 @@ export class OutboxSender {
   }
 
   #pumpOnce(): void {
+    // Another process repairing the file holds its writes: nothing waits on them here (a window's
+    // thread), the sender looks again shortly, and then goes on over the repaired file.
+    if (this.#store.repairHolder() !== null) return this.#arm(repairPollMs)
     // Another process may have put a repaired file in the outbox's place: work is read from it.
     this.#store.followIfReplaced()
     if (!this.#holdsLease) {

@@ -20,7 +20,13 @@ import type { Attachment, OutboxItem, Snapshot } from './outbox-item.ts'
 import type { Overlay } from './overlay.ts'
 import { laneKey, offlineLaneRef } from './lanes.ts'
 import { WalSync } from './wal-sync.ts'
-import { identityOf, sameFile, type BoundConnection, type FileIdentity } from './outbox-file.ts'
+import {
+  identityOf,
+  rebuildHolder,
+  sameFile,
+  type BoundConnection,
+  type FileIdentity,
+} from './outbox-file.ts'
 
 /** An item as the outbox queues it; the store gives it its id and its place. */
 export interface NewItem {
@@ -235,6 +241,16 @@ export class OutboxStore {
     if (this.#db.inTransaction || !this.#replaced()) return false
     this.#follow()
     return true
+  }
+
+  /**
+   * Who is repairing the outbox's file in another process now (null when nobody is, or the store
+   * is in memory). Such a repair holds SQLite's write lock on the file until the repaired one is
+   * in place: a write started meanwhile stands its thread still until then (up to the busy
+   * timeout), so background work asks first and comes back later. One stat when nobody repairs.
+   */
+  repairHolder(): string | null {
+    return this.#binding ? rebuildHolder(this.#binding.file) : null
   }
 
   /** Whether the path names another file than the connection's (not: no file at all). */

@@ -25,12 +25,12 @@ import { operations } from './operations/index.ts'
 import type { StoredOperation } from './operations/operation.ts'
 import { applyOverlays } from './overlay.ts'
 import { checkOutboxPagesInWorker } from './outbox-page-check.ts'
-import { rebuildSettled } from './outbox-file.ts'
+import { defaultClaimTimeoutMs, describeWait, rebuildSettled } from './outbox-file.ts'
 import {
   damageOf,
   openOutbox,
-  openOutboxFile,
   openOutboxInPlace,
+  openOutboxUnchecked,
   repairOf,
   type PageCheckVerdict,
 } from './outbox-recovery.ts'
@@ -69,12 +69,24 @@ export interface OutboxOptions {
   crashHook?: CrashHook
   /**
    * Where the check of every page at opening runs (it reads the whole file: seconds for a large
-   * outbox). `'worker'`: in a worker thread, the outbox open for reading at once and written only
-   * once `ready()`, for the hosts whose main thread must not stand still (the app, the preview).
-   * `'inline'` (default): on this thread before the constructor returns, for the CLI, which waits
-   * for the check either way.
+   * outbox), with the repair of a damaged file and any wait for another process's repair.
+   * `'worker'`: in a worker thread, the outbox open for reading at once (a file too damaged to
+   * open answers reads with why, until repaired) and written only once `ready()`, for the hosts
+   * whose main thread must not stand still (the app, the preview). `'inline'` (default): on this
+   * thread before the constructor returns, for the CLI, which waits for the check either way.
    */
   pageCheck?: 'worker' | 'inline'
+  /**
+   * How long to wait for another process's repair of a damaged outbox before failing with its
+   * name (default 10 minutes). With `pageCheck: 'worker'` the wait is the worker's, and queueing
+   * and sending wait for `ready()`; `'inline'` waits on this thread, in the constructor.
+   */
+  repairWaitMs?: number
+  /**
+   * Told once when another process is found repairing the outbox and this one waits for it: a
+   * sentence naming that process and the longest wait (the CLI prints it on stderr).
+   */
+  onRepairWait?(message: string): void
   /**
    * How often an idle outbox looks whether another process put a rebuilt file in its place
    * (default 1 s; one stat): the windows tell the repair without waiting for a read or a write.
@@ -138,6 +150,13 @@ export class Outbox {
   /** `start()` was asked while the page check ran: sending starts once it is over. */
   #startWhenReady = false
   #closed = false
+  /**
+   * What SQLite found as the file opened, when it could not open it (`openOutboxUnchecked`): the
+   * store is on an empty placeholder until it goes over to the repaired file, and reads say why.
+   */
+  #damagedAtOpen: string | null = null
+  /** Another process is repairing the outbox, and the check waits for it: who. */
+  #repairHolder: string | null = null
   readonly #file: string
   readonly #repairListeners = new Set<(repair: OutboxRepair) => void>()
   readonly #replacedTimer: NodeJS.Timeout
@@ -150,24 +169,25 @@ export class Outbox {
     this.#file = file
     const at = new Date(this.#now())
     const inWorker = options.pageCheck === 'worker'
-    const waiting = {
-      onWaiting: (holder: string) =>
-        log.warn('the outbox is damaged and being repaired by another process; waiting', {
-          holder,
-        }),
-    }
-    const opened = inWorker ? openOutboxFile(file, at, waiting) : openOutbox(file, at, waiting)
-    this.#recovery = opened.recovery
+    // In the worker's way nothing here repairs or waits for another process's repair: the
+    // worker does both, and this thread (a window's) goes on.
+    const opened = inWorker
+      ? openOutboxUnchecked(file)
+      : openOutbox(file, at, {
+          timeoutMs: this.#repairWaitMs,
+          onWaiting: (holder) => this.#waitingFor(holder),
+        })
+    this.#recovery = 'recovery' in opened ? opened.recovery : null
+    if ('damage' in opened) this.#damagedAtOpen = opened.damage
     // Told through `repairs()` until the person dismisses it: no window listens yet.
-    if (opened.recovery) this.#logRecovery(opened.recovery)
+    if (this.#recovery) this.#logRecovery(this.#recovery)
     this.#store = new OutboxStore(opened.db, {
       file,
       identity: opened.identity!,
       reopen: () => openOutboxInPlace(file),
       onFollowed: () => this.#followed(),
     })
-    // A file rebuilt as it opened is fresh: no page of it needs checking.
-    this.#checking = inWorker && opened.recovery === null
+    this.#checking = inWorker
     this.#ready = this.#checking ? this.#checkPages(file, at) : Promise.resolve()
     // Whoever writes is told through `ready()`; the person through `storage.failed`.
     this.#ready.catch(() => {})
@@ -549,7 +569,7 @@ export class Outbox {
    * backoff, sent until nothing more can go; items that fail again wait for their next attempt.
    */
   async flush(connectionId?: string): Promise<FlushResult> {
-    await this.#ready
+    await this.#decidable()
     const before = new Set(this.#store.idsIn('sent', connectionId))
     if (this.#sender.unwritable) throw this.#sender.unwritable
     if (this.#sender.sending) {
@@ -572,8 +592,10 @@ export class Outbox {
 
   /** The connection answers again: what waits for it is due now. */
   reconnected(connectionId: string): void {
-    if (this.#checking) {
-      this.#ready.then(
+    // Made due once the check is over, or once another process's repair no longer holds the
+    // file's writes (a write now would stand this thread still until it does).
+    if (this.#checking || this.#store.repairHolder() !== null) {
+      this.#decidable().then(
         () => this.reconnected(connectionId),
         () => {},
       )
@@ -613,9 +635,12 @@ export class Outbox {
    */
   async #checkPages(file: string, at: Date): Promise<void> {
     try {
-      const verdict = await checkOutboxPagesInWorker(file, at, (reason) =>
-        this.#log.warn('the outbox pages are checked on the main thread', { reason }),
-      )
+      const verdict = await checkOutboxPagesInWorker(file, at, {
+        onFallback: (reason) =>
+          this.#log.warn('the outbox pages are checked on the main thread', { reason }),
+        onWaiting: (holder) => this.#waitingFor(holder),
+        repairWaitMs: this.#repairWaitMs,
+      })
       if (!verdict.sound) this.#adopt(verdict)
       // What the worker found sound may be a file another process repaired meanwhile.
       else this.#store.followIfReplaced()
@@ -642,8 +667,26 @@ export class Outbox {
       throw failure
     } finally {
       this.#checking = false
+      this.#repairHolder = null
     }
     if (this.#startWhenReady && !this.#closed) this.#sender.start()
+  }
+
+  get #repairWaitMs(): number {
+    return this.#options.repairWaitMs ?? defaultClaimTimeoutMs
+  }
+
+  /** Another process repairs the outbox, and this one waits for it: said once, with whom. */
+  #waitingFor(holder: string): void {
+    this.#repairHolder = holder
+    const wait = describeWait(this.#repairWaitMs)
+    this.#log.warn('the outbox is damaged and being repaired by another process; waiting', {
+      holder,
+      waitMs: this.#repairWaitMs,
+    })
+    this.#options.onRepairWait?.(
+      `The outbox at ${this.#file} is damaged and another process is repairing it: ${holder}. Waiting up to ${wait} for it to finish…`,
+    )
   }
 
   /** The repaired file is in place: the store goes over to it, and the repair is told. */
@@ -659,6 +702,7 @@ export class Outbox {
 
   /** The store went over to a rebuilt file: windows that read the old one read again. */
   #followed(): void {
+    this.#damagedAtOpen = null
     // The repair of the file gone over to, for this process's windows to tell too.
     this.#recovery ??= new OutboxRepairs(this.#store.database).unseen().at(-1) ?? null
     // After this process's own check, the repair is told as such (`#adopt`).
@@ -1030,7 +1074,7 @@ export class Outbox {
   }
 
   #unwritableOr(error: unknown): unknown {
-    return unwritable(error, this.#store.database.name) ?? error
+    return unwritable(error, this.#file) ?? error
   }
 
   /**
@@ -1046,6 +1090,10 @@ export class Outbox {
       // writes say why they cannot be made.
       this.#log.warn('the repaired outbox file cannot be opened', { error: String(error) })
     }
+    if (this.#damagedAtOpen !== null) {
+      if (meanwhile) return meanwhile()
+      throw this.#checkFailure ?? this.#beingRepaired(this.#damagedAtOpen)
+    }
     try {
       return read()
     } catch (error) {
@@ -1053,12 +1101,18 @@ export class Outbox {
         throw error
       }
       if (meanwhile) return meanwhile()
-      throw new AppError(
-        'storage',
-        'The outbox file is damaged; it is being rebuilt from what can be read, and its items show again in a moment.',
-        { cause: error },
-      )
+      throw this.#beingRepaired((error as Error).message, error)
     }
+  }
+
+  /** Why the outbox cannot show its items yet: its damage is being repaired, here or elsewhere. */
+  #beingRepaired(damage: string, cause?: unknown): AppError {
+    const by = this.#repairHolder
+      ? `. Another process is repairing it: ${this.#repairHolder}; its items show again once it has`
+      : '; it is being rebuilt from what can be read, and its items show again in a moment'
+    return new AppError('storage', `The outbox file is damaged (${damage})${by}.`, {
+      ...(cause !== undefined ? { cause } : {}),
+    })
   }
 
   /**

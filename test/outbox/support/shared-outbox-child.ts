@@ -8,14 +8,22 @@
  * - `open DATA_DIR worker|inline`: on `go`, opens the outbox with its page check where told,
  *   waits until it is ready, queues one collection, prints the repair it reports and every name
  *   it lists; on `close`, closes and exits.
+ * - `hold DATA_DIR [writes]`: takes the claim of a repair of the outbox, as a process repairing
+ *   it holds it (with `writes`, SQLite's write lock on outbox.db too, as the repair holds it from
+ *   the copy until the repaired file is in place); on `release` (or after 60 s, so that a frozen reader is not waited for
+ *   forever), lets it go, prints `{released: true}` and exits.
  */
+import path from 'node:path'
 import readline from 'node:readline'
+import Database from 'better-sqlite3'
 import { AppError } from '../../../src-main/shared/app-error.ts'
 import { EventBus } from '../../../src-main/shared/events.ts'
 import { silentLogger } from '../../../src-main/shared/logger.ts'
 import { Outbox } from '../../../src-main/sync/outbox/outbox.ts'
+import { rebuildClaimFile } from '../../../src-main/sync/outbox/outbox-file.ts'
+import { tryTakeLockFile } from '../../../src-main/shared/data-folder-lock.ts'
 
-const [mode, dataDir, pageCheck] = process.argv.slice(2)
+const [mode, dataDir, modeOption] = process.argv.slice(2)
 const target = { connectionId: 'lab', vaultId: Number(process.env.SHARED_OUTBOX_VAULT ?? 1) }
 
 const lines = readline.createInterface({ input: process.stdin })
@@ -76,7 +84,7 @@ if (mode === 'queue') {
 } else if (mode === 'open') {
   print({ ready: true })
   await nextLine()
-  const outbox = open(pageCheck === 'worker' ? 'worker' : 'inline')
+  const outbox = open(modeOption === 'worker' ? 'worker' : 'inline')
   await outbox.ready()
   const name = `Queued after the repair by ${process.pid}`
   await queue(outbox, name)
@@ -87,6 +95,26 @@ if (mode === 'queue') {
   })
   await nextLine()
   await outbox.close()
+  process.exit(0)
+} else if (mode === 'hold') {
+  const attempt = tryTakeLockFile(
+    rebuildClaimFile(path.join(dataDir!, 'outbox.db')),
+    'a repair of the outbox',
+  )
+  if (!attempt.held) throw new Error('The repair claim is held already.')
+  let writes: Database.Database | null = null
+  if (modeOption === 'writes') {
+    writes = new Database(path.join(dataDir!, 'outbox.db'), { fileMustExist: true })
+    writes.exec('BEGIN IMMEDIATE')
+  }
+  print({ ready: true })
+  const timeout = setTimeout(() => lines.emit('line', 'release'), 60_000)
+  await nextLine()
+  clearTimeout(timeout)
+  writes?.exec('ROLLBACK')
+  writes?.close()
+  attempt.lock.release()
+  print({ released: true })
   process.exit(0)
 } else {
   process.stderr.write(`unknown mode ${mode}\n`)
