@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import { ApiError } from '../api/index.ts'
 import { AppError, toErrorValue, type ErrorValue } from '../shared/app-error.ts'
 import type { EventBus } from '../shared/events.ts'
@@ -6,6 +7,8 @@ import type { ConnectionSyncState, SyncOutcome } from '../shared/sync-status.ts'
 import { pullConnection, type ConnectionPullResult } from '../sync/connection-pull.ts'
 import { SyncScheduler, type SyncReason } from '../sync/sync-scheduler.ts'
 import type { ConnectionRegistry } from '../store/connection-registry.ts'
+import { NewerSchemaError } from '../store/migrations.ts'
+import { databaseFiles } from '../store/sqlite.ts'
 import type { SettingsRepository } from '../store/settings-repository.ts'
 import type { ConnectionRuntime } from './connection-runtime.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
@@ -78,6 +81,12 @@ export class SyncService {
   readonly #scheduler: SyncScheduler
   readonly #running = new Map<string, Running>()
   readonly #states = new Map<string, ConnectionSyncState>()
+  /**
+   * Connections whose cache a newer Vault Desk wrote, with its files as they were when refused:
+   * scheduled syncs leave them alone until the files change (the newer build synced, or the copy
+   * was replaced), the person asks, the connection changes, or the app starts again.
+   */
+  readonly #refusedCopies = new Map<string, { file: string; found: string }>()
   #scheduling = false
 
   constructor(options: SyncServiceOptions) {
@@ -213,6 +222,15 @@ export class SyncService {
   }
 
   #scheduled(connectionId: string, reason: SyncReason): void {
+    const refused = this.#refusedCopies.get(connectionId)
+    if (refused && (reason === 'interval' || reason === 'reconnect')) {
+      if (filesAsFound(refused.file) === refused.found) {
+        // Still the newer build's copy, untouched: looked at again an interval later.
+        if (this.#scheduling) this.#scheduler.finished(connectionId)
+        return
+      }
+    }
+    this.#refusedCopies.delete(connectionId)
     this.#options.log.debug('sync scheduled', { connectionId, reason })
     void this.#start(connectionId, reason === 'demand')
   }
@@ -225,8 +243,18 @@ export class SyncService {
       runtime = this.#options.runtimes.get(connectionId)
       await this.#options.runtimes.verifyOnce(connectionId)
     } catch (error) {
-      this.#options.log.error('cannot open a connection for sync', { connectionId, error })
+      if (error instanceof NewerSchemaError) {
+        this.#refusedCopies.set(connectionId, { file: error.file, found: filesAsFound(error.file) })
+        this.#options.log.warn(
+          'the local copy belongs to a newer Vault Desk: not synced until it changes or a sync is asked for',
+          { connectionId, file: error.file, schema: error.version, known: error.known },
+        )
+      } else {
+        this.#options.log.error('cannot open a connection for sync', { connectionId, error })
+      }
       this.#update(connectionId, { lastOutcome: 'failed', lastError: toErrorValue(error) })
+      // Tried again an interval later (a refused copy only once it has changed).
+      if (this.#scheduling) this.#scheduler.finished(connectionId)
       return
     }
     if (runtime.client.needsNewToken) return
@@ -367,6 +395,17 @@ export class SyncService {
     this.#states.set(connectionId, next)
     if (announce) this.#options.events.emit('sync.changed', next)
   }
+}
+
+/** A database's files as found now (which file, its size and times, its WAL's): one string. */
+function filesAsFound(file: string): string {
+  return databaseFiles(file)
+    .slice(0, 2)
+    .map((part) => {
+      const stat = fs.statSync(part, { bigint: true, throwIfNoEntry: false })
+      return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : '-'
+    })
+    .join(' ')
 }
 
 function outcomeOf(error: unknown, runtime: ConnectionRuntime): SyncOutcome {
