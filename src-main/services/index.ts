@@ -350,7 +350,7 @@ export function createServices(options: ServiceOptions): Services {
     defaultBudgetBytes: config.attachmentBudgetBytes,
     background: options.background ?? config.host !== 'cli',
   })
-  const plates = new PlatesService({ runtimes, events, outbox })
+  const plates = new PlatesService({ runtimes, outbox })
   let closing: Promise<void> | undefined
   let lock = options.dataFolderLock
   let lockRetry: ReturnType<typeof setInterval> | undefined

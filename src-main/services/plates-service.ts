@@ -38,7 +38,6 @@ import {
 import { PlateQueries, type PlateAnswer, type RunPlatesAnswer } from '../store/plate-queries.ts'
 import type { ReadoutIndexBacklog } from '../store/readout-index.ts'
 import type { VaultCache } from '../store/vault-cache.ts'
-import type { EventBus } from '../shared/events.ts'
 import type { Outbox } from '../sync/outbox/outbox.ts'
 import type { ConnectionRuntimes } from './connection-runtimes.ts'
 import { pendingReadoutRows } from './pending-readout-rows.ts'
@@ -80,8 +79,6 @@ export interface WellListAnswer {
 
 export interface PlatesServiceOptions {
   runtimes: ConnectionRuntimes
-  /** Told when a cache is rebuilt or a connection removed: its kept connection is closed. */
-  events: EventBus
   /** Corrections waiting in it are applied before the statistics. */
   outbox?: Outbox | null
 }
@@ -93,12 +90,13 @@ interface KeptReader {
   inode: number
   db: Database.Database
   queries: PlateQueries
+  /** Its cache's closing closes it first (a removed connection's file is deleted next). */
+  stopListening: () => void
 }
 
 export class PlatesService {
   readonly #options: PlatesServiceOptions
   readonly #readers = new Map<string, KeptReader>()
-  readonly #stopListening: (() => void)[]
   #closed = false
 
   /** Read-only connections opened by plates services: what tests read to see one kept. */
@@ -106,16 +104,11 @@ export class PlatesService {
 
   constructor(options: PlatesServiceOptions) {
     this.#options = options
-    this.#stopListening = [
-      options.events.on('cache.rebuilt', ({ connectionId }) => this.#drop(connectionId)),
-      options.events.on('connections.changed', () => this.#dropClosed()),
-    ]
   }
 
   /** Closes the kept connections; questions asked afterwards are refused. */
   close(): void {
     this.#closed = true
-    for (const stop of this.#stopListening) stop()
     for (const connectionId of [...this.#readers.keys()]) this.#drop(connectionId)
   }
 
@@ -285,21 +278,16 @@ export class PlatesService {
       )
     }
     PlatesService.connectionsOpened += 1
-    const reader = { cache, inode, db, queries: new PlateQueries(db) }
+    const stopListening = cache.onClose(() => this.#drop(connectionId))
+    const reader = { cache, inode, db, queries: new PlateQueries(db), stopListening }
     this.#readers.set(connectionId, reader)
     return reader
   }
 
-  /** Closes the kept connections of connections whose runtime was closed (removed ones). */
-  #dropClosed(): void {
-    const open = new Set(this.#options.runtimes.opened().map((runtime) => runtime.id))
-    for (const connectionId of [...this.#readers.keys()]) {
-      if (!open.has(connectionId)) this.#drop(connectionId)
-    }
-  }
-
   #drop(connectionId: string): void {
-    this.#readers.get(connectionId)?.db.close()
+    const kept = this.#readers.get(connectionId)
+    kept?.stopListening()
+    kept?.db.close()
     this.#readers.delete(connectionId)
   }
 }

@@ -47,6 +47,7 @@ export class VaultCache {
   #readoutIndexer: ReadoutIndexer | undefined
   #readoutQueries: ReadoutQueries | undefined
   readonly #stopWatchingWrites: () => void
+  readonly #closeListeners = new Set<() => void>()
 
   /**
    * Opens the cache at `file`. One that is not a database is set aside and started afresh
@@ -252,11 +253,24 @@ export class VaultCache {
   }
 
   /**
+   * Calls `listener` as the cache closes, for holders of connections of their own to the file
+   * (closed first). Returns what stops it.
+   */
+  onClose(listener: () => void): () => void {
+    this.#closeListeners.add(listener)
+    return () => this.#closeListeners.delete(listener)
+  }
+
+  /**
    * Stops the writer (a batch it was committing is rolled back) and closes the file; resolves once
    * no connection to it is left open.
    */
   async close(): Promise<void> {
     this.#stopWatchingWrites()
+    // Before the file goes (a removed connection's is deleted next): on Windows an open handle
+    // would keep it.
+    for (const listener of this.#closeListeners) listener()
+    this.#closeListeners.clear()
     this.#db.close()
     await this.writer.close()
   }
