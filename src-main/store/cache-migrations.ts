@@ -1427,6 +1427,42 @@ const makeReadoutRowsCoveredByPlate: Backfill = (db) => ({
 })
 
 /**
+ * Step 15: a protocol's curve points read from one index alone. Fitting every series of a
+ * protocol reads the concentration and response cells of all its detail rows; along the value
+ * table's key each cell was a lookup of a row that also holds its run date, note and molecule
+ * (about 60% of the read, curves-protocol.bench.ts). The index holds what a curve point needs,
+ * ordered so that a protocol's cells of one readout are one range, a batch's a range within it.
+ * Partial (detail rows only, as the curve reads say `aggregate_row = 0`): queries that do not say
+ * so, such as the results criteria, never take it in place of their own index. A cache with
+ * values gets it from the cache writer's worker, as step 14's; curve reads use the value table
+ * until then.
+ */
+const readoutValuesCoveredForCurvesMigration: Migration = (db: Database.Database) => {
+  const holdsRows = db.prepare('SELECT EXISTS (SELECT 1 FROM readout_rows)').pluck().get()
+  if (!holdsRows) {
+    db.exec(readoutValuesCoveredForCurves)
+    return
+  }
+  db.exec(`
+    INSERT INTO cache_backfills (step, next_row_id, last_row_id)
+      SELECT 15, max(row_id), max(row_id) FROM readout_rows;
+  `)
+}
+
+const readoutValuesCoveredForCurves = `
+    CREATE INDEX readout_values_for_curves ON readout_values (vault_id, protocol_id,
+      definition_id, batch_id, run_id, row_id, plate_id, well, outlier, kind, number, modifier,
+      text) WHERE aggregate_row = 0;
+  `
+
+/** Step 15's work: no rows to fill, the index made in the worker's transaction. */
+const makeReadoutValuesCoveredForCurves: Backfill = (db) => ({
+  table: 'readout_rows',
+  fill: () => {},
+  finish: () => db.exec(readoutValuesCoveredForCurves),
+})
+
+/**
  * The rows a step has left to fill (a row of `cache_backfills`): `table`'s rows by rowid, `fill`
  * doing the step's work on those from `first` to `last`, and `finish` what the step does once
  * they are all filled (in the transaction of the last). Frozen with its step.
@@ -1454,6 +1490,7 @@ export const cacheBackfills: Readonly<Record<number, Backfill>> = {
   11: fillStructureHashes,
   12: makeMoleculesListedByName,
   14: makeReadoutRowsCoveredByPlate,
+  15: makeReadoutValuesCoveredForCurves,
 }
 
 /** The steps of the cache schema, in order; step k brings `user_version` to k. */
@@ -1472,4 +1509,5 @@ export const cacheMigrations: readonly Migration[] = [
   moleculesListedByNameMigration,
   readoutChangeCountersMigration,
   readoutRowsCoveredByPlateMigration,
+  readoutValuesCoveredForCurvesMigration,
 ]

@@ -546,7 +546,7 @@ export class CurveQueries {
     const groups = new Map<string, Map<number, RowCells>>()
     if (seriesRows.length === 0 || definitionIds.length === 0) return new Map()
     const cells = this.#statement(
-      curveCellsSql({ byBatch, sharded: selection.shard !== undefined }),
+      curveCellsSql({ byBatch, sharded: selection.shard !== undefined, covered: this.#covered() }),
     )
       .raw()
       .iterate({
@@ -561,36 +561,49 @@ export class CurveQueries {
         protocolIds: JSON.stringify(protocolIds),
       }) as IterableIterator<CellRow>
     // Rows as arrays (the columns' order above): a protocol's cells are many, objects cost.
-    // A series' rows mostly come one after another: its key and group are found once for them.
+    // A series' rows come one after another (each readout's in turn, along the curve index): its
+    // key and group are found once for them, and a row's cells once per readout.
     let lastRun: number | null | undefined
     let lastBatch: number | null | undefined
     let group: Map<number, RowCells> | undefined
-    for (const [
-      rowId,
-      runId,
-      batchId,
-      definitionId,
-      plateId,
-      well,
-      outlier,
-      kind,
-      number,
-      modifier,
-      text,
-    ] of cells) {
+    for (const cell of cells) {
+      const runId = cell[1]
+      const batchId = cell[2]
       if (runId !== lastRun || batchId !== lastBatch) {
         lastRun = runId
         lastBatch = batchId
         const key = seriesKey(runId, batchId)
-        group = wanted.has(key) ? groups.get(key) : undefined
+        group = groups.get(key)
         if (!group && wanted.has(key)) groups.set(key, (group = new Map()))
       }
       if (!group) continue
+      const rowId = cell[0]
       let row = group.get(rowId)
-      if (!row) group.set(rowId, (row = { rowId, plateId, well, cells: new Map() }))
-      row.cells.set(definitionId, { kind, number, modifier, text, outlier: outlier === 1 })
+      if (!row)
+        group.set(rowId, (row = { rowId, plateId: cell[4], well: cell[5], cells: new Map() }))
+      row.cells.set(cell[3], {
+        kind: cell[7],
+        number: cell[8],
+        modifier: cell[9],
+        text: cell[10],
+        outlier: cell[6] === 1,
+      })
     }
-    return new Map([...groups].map(([key, group]) => [key, [...group.values()]]))
+    const byKey = new Map<string, RowCells[]>()
+    for (const [key, rows] of groups) byKey.set(key, [...rows.values()])
+    return byKey
+  }
+
+  /** Whether cache step 15's curve index is made (a large cache gets it from the writer's worker). */
+  #covered(): boolean {
+    return (
+      this.#statement(
+        `SELECT EXISTS (SELECT 1 FROM sqlite_schema
+                         WHERE type = 'index' AND name = 'readout_values_for_curves')`,
+      )
+        .pluck()
+        .get() === 1
+    )
   }
 
   #statement(sql: string): Database.Statement {
@@ -603,28 +616,51 @@ export class CurveQueries {
 /**
  * The statement that reads the concentration and response cells of a selection (exported for
  * the query plan test): of its batches (`byBatch`), or of its protocols; a shard's share only.
+ * `covered`: along cache step 15's curve index, which holds every column read here.
  */
 export function curveCellsSql({
   byBatch,
   sharded,
+  covered = false,
 }: {
   byBatch: boolean
   sharded: boolean
+  covered?: boolean
 }): string {
+  const columns = `v.row_id, v.run_id, v.batch_id, v.definition_id, v.plate_id, v.well, v.outlier,
+              v.kind, v.number, v.modifier, v.text`
+  const shard = sharded ? 'AND v.batch_id % @shardCount = @shardIndex' : ''
+  if (covered) {
+    // A protocol's cells of one readout are one range of the index, a batch's a range within it:
+    // no cell is looked up in the value table.
+    return `SELECT ${columns}
+         FROM ${
+           byBatch
+             ? `json_each(@batchIds) b
+         CROSS JOIN readout_values v INDEXED BY readout_values_for_curves
+           ON v.vault_id = @vaultId AND v.batch_id = b.value`
+             : 'readout_values v INDEXED BY readout_values_for_curves'
+         }
+        WHERE v.vault_id = @vaultId
+          AND v.protocol_id IN (SELECT value FROM json_each(@protocolIds))
+          AND v.definition_id IN (SELECT value FROM json_each(@definitionIds))
+          AND v.aggregate_row = 0
+          ${shard}`
+  }
   // CROSS JOIN keeps the order written: the batches' cells come from the value index's batch
   // index (named: without statistics the planner prefers the primary key's vault prefix), a
   // protocol's from its rows' protocol index. Left to choose, the planner walks every value of
   // the vault, all its protocols', even for one batch's curves (170 ms against 0.4 ms for two
   // batches in a vault of 320,000 values).
-  return `SELECT v.row_id, v.run_id, v.batch_id, v.definition_id, v.plate_id, v.well, v.outlier,
-              v.kind, v.number, v.modifier, v.text
+  return `SELECT ${columns}
          FROM ${
            byBatch
              ? `json_each(@batchIds) b
          CROSS JOIN readout_values v INDEXED BY readout_values_by_batch
            ON v.vault_id = @vaultId AND v.batch_id = b.value`
              : `readout_rows r
-         CROSS JOIN readout_values v ON v.vault_id = r.vault_id AND v.row_id = r.id`
+         CROSS JOIN readout_values v INDEXED BY sqlite_autoindex_readout_values_1
+           ON v.vault_id = r.vault_id AND v.row_id = r.id`
          }
         WHERE ${
           byBatch
@@ -634,7 +670,7 @@ export function curveCellsSql({
         }
           AND v.definition_id IN (SELECT value FROM json_each(@definitionIds))
           AND v.aggregate_row = 0
-          ${sharded ? 'AND v.batch_id % @shardCount = @shardIndex' : ''}`
+          ${shard}`
 }
 
 function seriesKey(runId: number | null, batchId: number | null): string {

@@ -483,48 +483,65 @@ describe('dose-response series from the cache', () => {
     expect(unpackSeries(packSeries([]))).toEqual([])
   })
 
-  it("finds a batch's cells by the batch index and a protocol's by its rows, never walking the vault's", () => {
+  it("finds a batch's and a protocol's cells in the curve index alone, never walking the vault's", () => {
     const db = new Database(file, { readonly: true })
     try {
-      const parameters = {
-        vaultId: vault,
-        batchIds: '[301, 302]',
-        protocolIds: '[17]',
-        definitionIds: '[201, 202]',
-        shardCount: 2,
-        shardIndex: 0,
-      }
       for (const sharded of [false, true]) {
-        const plan = (byBatch: boolean) => {
-          const sql = curveCellsSql({ byBatch, sharded })
-          const used = sharded ? parameters : { ...parameters, shardCount: 1, shardIndex: 0 }
-          return (
-            db
-              .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-              .all(
-                Object.fromEntries(
-                  Object.entries(used).filter(([name]) => sql.includes(`@${name}`)),
-                ),
-              ) as { detail: string }[]
-          )
-            .map((step) => step.detail)
-            .join('\n')
-        }
-        const byBatch = plan(true)
+        const byBatch = queryPlan(db, { byBatch: true, sharded, covered: true })
         expect(byBatch).toMatch(
-          /SEARCH v USING INDEX readout_values_by_batch \(vault_id=\? AND batch_id=\?\)/,
+          /SEARCH v USING COVERING INDEX readout_values_for_curves \(vault_id=\? AND protocol_id=\? AND definition_id=\? AND batch_id=\?\)/,
         )
-        const byProtocol = plan(false)
-        expect(byProtocol).toMatch(/SEARCH r USING INDEX readout_rows_by_protocol_id/)
-        expect(byProtocol).toMatch(/SEARCH v USING PRIMARY KEY \(vault_id=\? AND row_id=\?/)
+        const byProtocol = queryPlan(db, { byBatch: false, sharded, covered: true })
+        expect(byProtocol).toMatch(
+          /SEARCH v USING COVERING INDEX readout_values_for_curves \(vault_id=\? AND protocol_id=\? AND definition_id=\?\)/,
+        )
         for (const details of [byBatch, byProtocol]) {
           expect(details).not.toMatch(/SCAN (v|r|readout)/)
-          expect(details).not.toMatch(/USING PRIMARY KEY \(vault_id=\?\)/)
+          expect(details).not.toMatch(/USING PRIMARY KEY/)
         }
       }
     } finally {
       db.close()
     }
+  })
+
+  it("without the curve index (a cache its worker has yet to give it), finds a batch's cells by the batch index and a protocol's by its rows", () => {
+    const db = new Database(file, { readonly: true })
+    try {
+      for (const sharded of [false, true]) {
+        const byBatch = queryPlan(db, { byBatch: true, sharded, covered: false })
+        expect(byBatch).toMatch(
+          /SEARCH v USING INDEX readout_values_by_batch \(vault_id=\? AND batch_id=\?\)/,
+        )
+        // Named: with the curve index present the planner would look each row's cells up in it
+        // by protocol and readout, a walk of the protocol's cells per row.
+        const byProtocol = queryPlan(db, { byBatch: false, sharded, covered: false })
+        expect(byProtocol).toMatch(/SEARCH r USING INDEX readout_rows_by_protocol_id/)
+        expect(byProtocol).toMatch(/SEARCH v USING PRIMARY KEY \(vault_id=\? AND row_id=\?/)
+        for (const details of [byBatch, byProtocol]) {
+          expect(details).not.toMatch(/SCAN (v|r|readout)/)
+          expect(details).not.toMatch(/USING PRIMARY KEY \(vault_id=\?\)/)
+          expect(details).not.toMatch(/readout_values_for_curves/)
+        }
+      }
+    } finally {
+      db.close()
+    }
+  })
+
+  it('reads the same series along the curve index as without it', () => {
+    const selections: CurveSelection[] = [
+      { protocolId: 17 },
+      { protocolId: 17, shard: { index: 1, count: 2 } },
+      { batchId: 301 },
+      { protocolIds: [17], batchIds: [301, 302] },
+    ]
+    const covered = selections.map((selection) => curves(selection))
+    const db = new Database(file)
+    db.exec('DROP INDEX readout_values_for_curves')
+    db.close()
+    expect(selections.map((selection) => curves(selection))).toEqual(covered)
+    expect(covered[0]!.series.some((series) => series.points.length > 0)).toBe(true)
   })
 
   it('says when the vault fitted other points than the cache holds', () => {
@@ -649,3 +666,28 @@ describe('dose-response series from the cache', () => {
     expect(after.drawn).toMatchObject({ source: 'local' })
   })
 })
+
+/** The query plan of the statement that reads a selection's cells, one step a line. */
+function queryPlan(
+  db: Database.Database,
+  options: { byBatch: boolean; sharded: boolean; covered: boolean },
+): string {
+  const sql = curveCellsSql(options)
+  const parameters = {
+    vaultId: vault,
+    batchIds: '[301, 302]',
+    protocolIds: '[17]',
+    definitionIds: '[201, 202]',
+    shardCount: 2,
+    shardIndex: 0,
+  }
+  return (
+    db
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(
+        Object.fromEntries(Object.entries(parameters).filter(([name]) => sql.includes(`@${name}`))),
+      ) as { detail: string }[]
+  )
+    .map((step) => step.detail)
+    .join('\n')
+}
