@@ -336,9 +336,10 @@ export const partsAhead = 2
 
 /**
  * A part's series as a worker sends them: the points of all its series in columns (numbers in one
- * typed array, texts in one list) instead of an object each. A 16-point series is four fifths
- * points; as objects they cost the main thread about twice as much to take in, and the copy in
- * and out of the message twice as many bytes.
+ * typed array, texts as places in a list of the part's different texts) instead of an object
+ * each. A 16-point series is four fifths points; as objects they cost the main thread about twice
+ * as much to take in, and the copy in and out of the message twice as many bytes. A part's wells
+ * and concentrations repeat from series to series: each different text crosses once.
  */
 export interface PackedSeries {
   series: Omit<CurveSeries, 'points'>[]
@@ -346,8 +347,13 @@ export interface PackedSeries {
   counts: Uint32Array
   /** Per point: row id, plate id, concentration, response (NaN for null). */
   numbers: Float64Array
-  /** Per point: well, plate name, the modifiers, the texts given and the exclusion. */
-  texts: (string | null)[]
+  /**
+   * Per point: well, plate name, the modifiers, the texts given and the exclusion, each as its
+   * place in `texts` plus one (0 for null).
+   */
+  textPlaces: Uint32Array
+  /** The part's different texts. */
+  texts: string[]
   /** Per point: 1 when an outlier. */
   outliers: Uint8Array
   /** The few points with a correction waiting: their place among the part's points, and its mark. */
@@ -365,9 +371,20 @@ export function packSeries(series: readonly CurveSeries[]): PackedSeries {
     series: [],
     counts: new Uint32Array(series.length),
     numbers: new Float64Array(total * numbersPerPoint),
-    texts: new Array<string | null>(total * textsPerPoint),
+    textPlaces: new Uint32Array(total * textsPerPoint),
+    texts: [],
     outliers: new Uint8Array(total),
     pending: [],
+  }
+  const places = new Map<string, number>()
+  const placeOf = (text: string | null): number => {
+    if (text === null) return 0
+    let place = places.get(text)
+    if (place === undefined) {
+      place = packed.texts.push(text)
+      places.set(text, place)
+    }
+    return place
   }
   const orNaN = (value: number | null) => (value === null ? Number.NaN : value)
   let at = 0
@@ -381,13 +398,13 @@ export function packSeries(series: readonly CurveSeries[]): PackedSeries {
       packed.numbers[number + 2] = orNaN(point.concentration)
       packed.numbers[number + 3] = orNaN(point.response)
       const text = at * textsPerPoint
-      packed.texts[text] = point.well
-      packed.texts[text + 1] = point.plateName
-      packed.texts[text + 2] = point.concentrationModifier
-      packed.texts[text + 3] = point.responseModifier
-      packed.texts[text + 4] = point.concentrationText
-      packed.texts[text + 5] = point.responseText
-      packed.texts[text + 6] = point.exclusion
+      packed.textPlaces[text] = placeOf(point.well)
+      packed.textPlaces[text + 1] = placeOf(point.plateName)
+      packed.textPlaces[text + 2] = placeOf(point.concentrationModifier)
+      packed.textPlaces[text + 3] = placeOf(point.responseModifier)
+      packed.textPlaces[text + 4] = placeOf(point.concentrationText)
+      packed.textPlaces[text + 5] = placeOf(point.responseText)
+      packed.textPlaces[text + 6] = placeOf(point.exclusion)
       packed.outliers[at] = point.outlier ? 1 : 0
       if (point.pending !== null) packed.pending.push([at, point.pending])
       at += 1
@@ -396,10 +413,15 @@ export function packSeries(series: readonly CurveSeries[]): PackedSeries {
   return packed
 }
 
-/** The series `packSeries` packed, as they were. */
+/**
+ * The series `packSeries` packed, as they were. Takes the packed series' records over (they
+ * become the answer's series), so a part is unpacked once.
+ */
 export function unpackSeries(packed: PackedSeries): CurveSeries[] {
   const marks = new Map(packed.pending)
+  const { numbers, textPlaces, texts, outliers } = packed
   const orNull = (value: number) => (Number.isNaN(value) ? null : value)
+  const textAt = (place: number) => (place === 0 ? null : texts[place - 1]!)
   let at = 0
   return packed.series.map((rest, index) => {
     const count = packed.counts[index]!
@@ -408,22 +430,25 @@ export function unpackSeries(packed: PackedSeries): CurveSeries[] {
       const number = at * numbersPerPoint
       const text = at * textsPerPoint
       points[point] = {
-        rowId: packed.numbers[number]!,
-        plateId: orNull(packed.numbers[number + 1]!),
-        plateName: packed.texts[text + 1]!,
-        well: packed.texts[text]!,
-        concentration: orNull(packed.numbers[number + 2]!),
-        concentrationModifier: packed.texts[text + 2]!,
-        response: orNull(packed.numbers[number + 3]!),
-        responseModifier: packed.texts[text + 3]!,
-        concentrationText: packed.texts[text + 4]!,
-        responseText: packed.texts[text + 5]!,
-        outlier: packed.outliers[at] === 1,
+        rowId: numbers[number]!,
+        plateId: orNull(numbers[number + 1]!),
+        plateName: textAt(textPlaces[text + 1]!),
+        well: textAt(textPlaces[text]!),
+        concentration: orNull(numbers[number + 2]!),
+        concentrationModifier: textAt(textPlaces[text + 2]!),
+        response: orNull(numbers[number + 3]!),
+        responseModifier: textAt(textPlaces[text + 3]!),
+        concentrationText: textAt(textPlaces[text + 4]!),
+        responseText: textAt(textPlaces[text + 5]!),
+        outlier: outliers[at] === 1,
         pending: marks.get(at) ?? null,
-        exclusion: packed.texts[text + 6] as ExclusionReason | null,
+        exclusion: textAt(textPlaces[text + 6]!) as ExclusionReason | null,
       }
     }
-    return { ...rest, points }
+    // The record came in the message: it becomes the series, without a copy of its members.
+    const series = rest as CurveSeries
+    series.points = points
+    return series
   })
 }
 
