@@ -9,9 +9,14 @@
  *    connection configured as the writer's), into both caches in blocks of ten pages taking turns,
  *    so that both see the same machine load. On the main thread of the bench, not in the writer's
  *    worker, so that no idle indexing runs between blocks: the triggers' share is that of the
- *    commits alone, the largest it can be (sync's reading and parsing are left out).
- * 2. The index: ReadoutIndexer.complete on the product cache's connection, every queued row read
- *    into typed cells and every molecule's and batch's aggregates computed.
+ *    commits alone, the largest it can be (sync's reading and parsing are left out). A third
+ *    cache, taking the same turns, has neither step 7's triggers nor cache step 13's per-row
+ *    counters (the cache step proposed in bench/README.md; the writer then counts once per page):
+ *    what those counters add to the writes.
+ * 2. The index: ReadoutIndexer's steps on the product cache's connection as `complete` runs them,
+ *    every queued row read into typed cells and every molecule's and batch's aggregates computed;
+ *    a step of each in turn with the same build on a copy given the proposed schema change
+ *    (`proposedSchema`), which must come to the same counts.
  * 3. The same through the cache writer, as sync runs it: the pages handed to VaultCache's writer
  *    (up to six ahead), the reference's cache first, then the product's, whose writer then indexes
  *    while idle until nothing is queued.
@@ -52,7 +57,7 @@ import {
   ReadoutIndexer,
 } from '../src-main/store/readout-index.ts'
 import { VaultCache } from '../src-main/store/vault-cache.ts'
-import { deferCheckpoints } from '../src-main/store/wal-checkpoints.ts'
+import { checkpointPastBound, deferCheckpoints } from '../src-main/store/wal-checkpoints.ts'
 import {
   runWrites,
   serializedParts,
@@ -85,6 +90,13 @@ const moleculeCount = wholeNumber('BENCH_READOUT_MOLECULES', Math.max(1, Math.ro
 const pageSize = 1000
 const pagesPerBlock = 10
 const goalRatio = 1.15
+/**
+ * What part 2 measures beside the product's index: the cache schema change proposed for the
+ * index's writes (no cache step yet), applied to a copy of the product cache before its build.
+ * `readout_values_by_molecule` is read by no query (readout-queries.ts, curve-queries.ts and
+ * plate-queries.ts read values by definition, batch or row): each cell writes it for nothing.
+ */
+const proposedSchema = 'DROP INDEX readout_values_by_molecule;'
 
 const withSimulator = process.env.BENCH_READOUT_SIM !== '0'
 const serving = process.argv[2] === '--serve'
@@ -123,6 +135,22 @@ async function main(): Promise<void> {
       ...common,
     })
     report({
+      name: 'readout.index.change_counters_share_of_writes',
+      value: round(store.referenceMs),
+      unit: 'ms',
+      reference:
+        "the same pages committed into a cache without step 7's triggers nor step 13's readout row triggers (the proposed step: the writer counts once per page instead), same run (taking turns)",
+      referenceValue: round(store.uncountedMs),
+      ratio: ratio(store.referenceMs, store.uncountedMs),
+      countersShare: share(store.referenceMs, store.uncountedMs),
+      cpuMs: round(store.referenceCpuMs),
+      referenceCpuMs: round(store.uncountedCpuMs),
+      cpuShare: share(store.referenceCpuMs, store.uncountedCpuMs),
+      goal: 'none of its own: part of what the first sync writes (an UPDATE per readout row)',
+      droppedCounters: store.droppedCounters,
+      ...common,
+    })
+    report({
       name: 'readout.index.build',
       value: round(indexed.ms),
       unit: 'ms',
@@ -135,8 +163,25 @@ async function main(): Promise<void> {
       referenceCpuMs: round(store.referenceCpuMs),
       values: indexed.values,
       aggregates: indexed.aggregates,
+      aggregateDetailsBytes: indexed.aggregateBytes,
+      cacheMb: indexed.cacheMb,
       aggregatesByLevel: indexed.byLevel,
       steps: indexed.steps,
+      ...common,
+    })
+    report({
+      name: 'readout.index.build_proposed_schema',
+      value: round(indexed.proposed.ms),
+      unit: 'ms',
+      reference: 'the same build on the product schema, same run (a step of each in turn)',
+      referenceValue: round(indexed.ms),
+      ratio: ratio(indexed.proposed.ms, indexed.ms),
+      cpuMs: round(indexed.proposed.cpuMs),
+      referenceCpuMs: round(indexed.cpuMs),
+      cpuRatio: ratio(indexed.proposed.cpuMs, indexed.cpuMs),
+      proposedSchema,
+      goal: 'none of its own: what the proposed cache step would take off the build',
+      steps: indexed.proposed.steps,
       ...common,
     })
     const totalMs = store.productMs + indexed.ms
@@ -252,11 +297,15 @@ interface StoreSide {
   cpuMs: number
 }
 
-/** A cache file with the writer's connection settings (checkpoints deferred). */
-function storeSide(name: string): StoreSide {
+/**
+ * A cache file with the writer's connection settings (checkpoints deferred); `alter` changes its
+ * schema before its writes are made (they read it).
+ */
+function storeSide(name: string, alter: (db: Database.Database) => void = () => {}): StoreSide {
   const file = path.join(dir, `${name}.db`)
   const { db } = openCacheDatabase(file)
   deferCheckpoints(db)
+  alter(db)
   const writes = new CacheWrites(db)
   const transaction = db.transaction((batch: readonly CacheWrite[]) => runWrites(writes, batch))
   return { file, db, commit: (batch) => transaction.immediate(batch), ms: 0, cpuMs: 0 }
@@ -279,10 +328,17 @@ function dropIndexTriggers(db: Database.Database): string[] {
 /** Part 1: the same pages into both caches, ten at a time, taking turns. */
 async function storeTakingTurns() {
   const product = storeSide('product')
-  const reference = storeSide('reference')
-  const droppedTriggers = dropIndexTriggers(reference.db)
+  let droppedTriggers: string[] = []
+  const reference = storeSide('reference', (db) => (droppedTriggers = dropIndexTriggers(db)))
+  // Step 13's row counters dropped as the proposed cache step does: the writer counts each page.
+  let droppedCounters: string[] = []
+  const uncounted = storeSide('uncounted', (db) => {
+    dropIndexTriggers(db)
+    droppedCounters = dropRowCounters(db)
+  })
+  const sides = [product, reference, uncounted]
   const protocols = await preparedPage('protocols', protocolRecords())
-  for (const side of [product, reference]) side.commit(protocols)
+  for (const side of sides) side.commit(protocols)
 
   const { maker, pages } = vaultPages()
   let prepareMs = 0
@@ -290,9 +346,9 @@ async function storeTakingTurns() {
   let block: CacheWrite[][] = []
   let blocks = 0
   const runBlock = () => {
-    // Alternate who goes first, so that neither always follows the other's garbage.
-    const order = blocks++ % 2 === 0 ? [product, reference] : [reference, product]
-    for (const side of order) {
+    // Rotate who goes first, so that none always follows another's garbage.
+    const first = blocks++ % sides.length
+    for (const side of [...sides.slice(first), ...sides.slice(0, first)]) {
       const start = performance.now()
       const cpu = process.cpuUsage()
       for (const writes of block) side.commit(writes)
@@ -312,11 +368,12 @@ async function storeTakingTurns() {
   if (block.length > 0) runBlock()
   for (let start = 0; start < maker.runs().length; start += pageSize) {
     const runs = await preparedPage('runs', maker.runs().slice(start, start + pageSize))
-    for (const side of [product, reference]) side.commit(runs)
+    for (const side of sides) side.commit(runs)
   }
-  for (const side of [product, reference]) side.db.close()
+  for (const side of sides) side.db.close()
+  removeCache(uncounted.file)
   progress(
-    `writes: ${Math.round(product.ms)} ms with the triggers, ${Math.round(reference.ms)} ms without`,
+    `writes: ${Math.round(product.ms)} ms with the triggers, ${Math.round(reference.ms)} ms without, ${Math.round(uncounted.ms)} ms without step 13's counters either`,
   )
   return {
     productFile: product.file,
@@ -325,57 +382,126 @@ async function storeTakingTurns() {
     referenceMs: reference.ms,
     productCpuMs: product.cpuMs,
     referenceCpuMs: reference.cpuMs,
+    uncountedMs: uncounted.ms,
+    uncountedCpuMs: uncounted.cpuMs,
     prepareMs,
     droppedTriggers,
+    droppedCounters,
   }
 }
 
-/** Part 2: the whole queue indexed on the cache's connection. */
+/**
+ * Cache step 13's triggers that count readout rows (an UPDATE of one counter per row written),
+ * dropped from a side of part 1: what they add to the writes.
+ */
+function dropRowCounters(db: Database.Database): string[] {
+  const names = db
+    .prepare(
+      `SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'readout_rows'
+         AND sql LIKE '%readout_change_counters%'`,
+    )
+    .pluck()
+    .all() as string[]
+  if (names.length === 0) throw new Error('The cache has no step-13 readout row counters to drop.')
+  for (const name of names) db.exec(`DROP TRIGGER "${name}"`)
+  return names
+}
+
+interface BuildSide {
+  name: string
+  db: Database.Database
+  indexer: ReadoutIndexer
+  ms: number
+  cpuMs: number
+  steps: number
+  done: boolean
+}
+
+/**
+ * Part 2: the whole queue indexed on the cache's connection (as ReadoutIndexer.complete does),
+ * and the same on a copy with the proposed schema, a step of each in turn.
+ */
 function buildIndex(file: string) {
-  const { db } = openCacheDatabase(file)
-  deferCheckpoints(db)
-  const indexer = new ReadoutIndexer(db)
-  const queued = indexer.backlog()
+  const proposedFile = path.join(dir, 'proposed.db')
+  fs.copyFileSync(file, proposedFile)
+  const side = (name: string, at: string): BuildSide => {
+    const { db } = openCacheDatabase(at)
+    deferCheckpoints(db)
+    return { name, db, indexer: new ReadoutIndexer(db), ms: 0, cpuMs: 0, steps: 0, done: false }
+  }
+  const product = side('product', file)
+  const proposed = side('proposed', proposedFile)
+  proposed.db.exec(proposedSchema)
+  const queued = product.indexer.backlog()
   if (queued.rows !== rowCount) {
     throw new Error(`The triggers queued ${queued.rows} rows, not the ${rowCount} stored.`)
   }
-  let steps = 0
   let lastReport = 0
-  const start = performance.now()
-  const cpu = process.cpuUsage()
-  indexer.complete((backlog) => {
-    steps++
+  let turn = 0
+  while (!product.done || !proposed.done) {
+    // Who goes first alternates, so that neither always follows the other's garbage.
+    const order = turn++ % 2 === 0 ? [product, proposed] : [proposed, product]
+    for (const built of order) {
+      if (built.done) continue
+      const start = performance.now()
+      const cpu = process.cpuUsage()
+      checkpointPastBound(built.db)
+      const did = built.indexer.indexRows() || built.indexer.aggregate()
+      built.ms += performance.now() - start
+      built.cpuMs += cpuMsSince(cpu)
+      if (did === 0) built.done = true
+      else built.steps++
+    }
     if (performance.now() - lastReport > 5000) {
       lastReport = performance.now()
-      progress(`indexing: ${backlog.rows} rows and ${backlog.groups} groups left`)
+      const { rows, groups } = product.indexer.backlog()
+      progress(`indexing: ${rows} rows and ${groups} groups left`)
     }
-  })
-  const ms = performance.now() - start
-  const cpuMs = cpuMsSince(cpu)
-  const count = (sql: string) => db.prepare(sql).pluck().get() as number
-  const result = {
-    ms,
-    cpuMs,
-    steps,
-    values: count('SELECT count(*) FROM readout_values'),
-    aggregates: count('SELECT count(*) FROM readout_aggregates'),
-    byLevel: Object.fromEntries(
-      (
-        db.prepare('SELECT level, count(*) AS n FROM readout_aggregates GROUP BY level').all() as {
-          level: string
-          n: number
-        }[]
-      ).map(({ level, n }) => [level, n]),
-    ),
   }
-  db.close()
+  const [result, proposedResult] = [product, proposed].map((built) => {
+    const count = (sql: string) => built.db.prepare(sql).pluck().get() as number
+    const counted = {
+      ms: built.ms,
+      cpuMs: built.cpuMs,
+      steps: built.steps,
+      values: count('SELECT count(*) FROM readout_values'),
+      aggregates: count('SELECT count(*) FROM readout_aggregates'),
+      aggregateBytes: count('SELECT sum(length(details)) FROM readout_aggregates'),
+      cacheMb: Math.round((count('PRAGMA page_count') * count('PRAGMA page_size')) / (1024 * 1024)),
+      byLevel: Object.fromEntries(
+        (
+          built.db
+            .prepare('SELECT level, count(*) AS n FROM readout_aggregates GROUP BY level')
+            .all() as { level: string; n: number }[]
+        ).map(({ level, n }) => [level, n]),
+      ),
+    }
+    built.db.close()
+    return counted
+  }) as [BuiltIndex, BuiltIndex]
+  removeCache(proposedFile)
   if (result.values === 0 || result.aggregates === 0) {
     throw new Error('The index holds no values or no aggregates after completing.')
   }
+  if (proposedResult.values !== result.values || proposedResult.aggregates !== result.aggregates) {
+    throw new Error("The index built with the proposed schema differs from the product's.")
+  }
   progress(
-    `index built in ${Math.round(ms)} ms (${result.values} values, ${result.aggregates} aggregates)`,
+    `index built in ${Math.round(result.ms)} ms (${result.values} values, ${result.aggregates} aggregates); ${Math.round(proposedResult.ms)} ms with the proposed schema`,
   )
-  return result
+  return { ...result, proposed: proposedResult }
+}
+
+interface BuiltIndex {
+  /** The bytes of the aggregates' details, and the cache file's size with the index. */
+  aggregateBytes: number
+  cacheMb: number
+  ms: number
+  cpuMs: number
+  steps: number
+  values: number
+  aggregates: number
+  byLevel: Record<string, number>
 }
 
 /** Part 3: the pages through VaultCache's writer, then the product writer's idle indexing. */

@@ -16,16 +16,27 @@ import type { ResultsCell } from '../../src-common/analysis/readouts/results-tab
 import { toText, type JsonObject, type SqlValue } from '../../src-common/values.ts'
 
 /**
- * Rows indexed per step (one transaction): tens of milliseconds, so a page of sync waits little.
- * Steps of 250 rows made each commit write most of the pages the value indexes have (their cells
- * land all over them), so that commits were a large share of the build.
+ * Rows indexed per step (one transaction) at the least: tens of milliseconds, so a page of sync
+ * waits little. Steps of 250 rows made each commit write most of the pages the value indexes have
+ * (their cells land all over them), so that commits were a large share of the build.
  */
 const rowsPerStep = 1000
 /**
- * Molecules whose aggregates are recomputed per step, with their queued batches: a few thousand
- * rows read, so that a page of sync waits for tens of milliseconds at most.
+ * Molecules whose aggregates are recomputed per step at the least, with their queued batches: a
+ * few thousand rows read, so that a page of sync waits for tens of milliseconds at most.
  */
 const moleculesPerStep = 250
+/**
+ * How much CPU time one step may take while it holds the cache's write lock (a page of sync that
+ * comes meanwhile waits for it). While steps take less than half of it, each is twice as large as
+ * the last, up to `stepGrowth` times the least: a first sync's backlog is indexed in fewer, larger
+ * transactions, each commit writing the index pages its cells share once for more of them. A step
+ * that takes longer halves the next. CPU time rather than wall time: on a loaded machine a step's
+ * wall time is mostly waiting for a core, which its size does not change; timed by the wall, steps
+ * stayed small exactly when the CPU larger ones save was scarce (readout-index.bench.ts).
+ */
+const stepBudgetMs = 250
+const stepGrowth = 16
 /**
  * Rows per multi-row INSERT: each statement run costs a crossing into SQLite, and row by row (with
  * named parameters) those crossings took most of the indexer's time (readout-index.bench.ts).
@@ -50,8 +61,14 @@ interface QueuedRow {
 
 /** How much one step of the indexer takes on. */
 export interface ReadoutIndexSteps {
+  /** The least rows per step. */
   rowsPerStep?: number
+  /** The least molecules per step. */
   moleculesPerStep?: number
+  /** How many times the least a step may grow to (1: every step the least). */
+  growth?: number
+  /** The clock steps are timed by, in milliseconds (by default `threadCpuMs`). */
+  clock?: () => number
 }
 
 /** How far the index is: rows and groups still to index (0 and 0: complete). */
@@ -116,16 +133,19 @@ export class ReadoutIndexer {
   readonly #values: MultiRowInsert
   readonly #aggregates: MultiRowInsert
   readonly #groups: MultiRowInsert
-  readonly #rowsPerStep: number
-  readonly #moleculesPerStep: number
+  readonly #rowsPerStep: StepSize
+  readonly #moleculesPerStep: StepSize
+  readonly #clock: () => number
   /** Definitions by protocol, as last read; forgotten after each step (protocols change). */
   #definitions = new Map<string, Map<number, ReadoutDefinitionEntry>>()
 
-  /** `steps`: smaller steps than the writer's, for tests that must cross many of them. */
+  /** `steps`: other least sizes, growth or clock, for tests that must cross many steps. */
   constructor(db: Database.Database, steps: ReadoutIndexSteps = {}) {
     this.#db = db
-    this.#rowsPerStep = steps.rowsPerStep ?? rowsPerStep
-    this.#moleculesPerStep = steps.moleculesPerStep ?? moleculesPerStep
+    const growth = steps.growth ?? stepGrowth
+    this.#rowsPerStep = new StepSize(steps.rowsPerStep ?? rowsPerStep, growth)
+    this.#moleculesPerStep = new StepSize(steps.moleculesPerStep ?? moleculesPerStep, growth)
+    this.#clock = steps.clock ?? threadCpuMs
     this.#statements = prepare(db)
     // A step deletes its rows' values first: no cell it writes can be there already.
     this.#values = new MultiRowInsert(db, 'INSERT INTO readout_values', valueColumns)
@@ -158,12 +178,20 @@ export class ReadoutIndexer {
 
   /** One step of queued rows alone (one transaction); answers how many (0: none queued). */
   indexRows(): number {
-    return this.#db.transaction(() => this.#indexRows()).immediate()
+    return this.#timed(this.#rowsPerStep, () => this.#indexRows())
   }
 
   /** One step of queued aggregates alone (one transaction); answers how many (0: none queued). */
   aggregate(): number {
-    return this.#db.transaction(() => this.#aggregateGroups()).immediate()
+    return this.#timed(this.#moleculesPerStep, () => this.#aggregateGroups())
+  }
+
+  /** Runs `step` in one transaction, its size then following how long it took. */
+  #timed(size: StepSize, step: () => { done: number; full: boolean }): number {
+    const start = this.#clock()
+    const { done, full } = this.#db.transaction(step).immediate()
+    size.took(this.#clock() - start, full)
+    return done
   }
 
   /**
@@ -190,10 +218,11 @@ export class ReadoutIndexer {
     }
   }
 
-  #indexRows(): number {
+  #indexRows(): { done: number; full: boolean } {
     const s = this.#statements
-    const queued = s.nextRows.all(this.#rowsPerStep) as QueuedRow[]
-    if (queued.length === 0) return 0
+    const size = this.#rowsPerStep.size
+    const queued = s.nextRows.all(size) as QueuedRow[]
+    if (queued.length === 0) return { done: 0, full: false }
     this.#definitions.clear()
     this.#values.discard()
     this.#groups.discard()
@@ -246,7 +275,7 @@ export class ReadoutIndexer {
     values.finish()
     for (const group of groups.list) this.#groups.add(...group)
     this.#groups.finish()
-    return queued.length
+    return { done: queued.length, full: queued.length === size }
   }
 
   /**
@@ -256,10 +285,11 @@ export class ReadoutIndexer {
    * parsed twice); each level is still computed from exactly the rows whose column names the
    * subject.
    */
-  #aggregateGroups(): number {
+  #aggregateGroups(): { done: number; full: boolean } {
     const s = this.#statements
     const head = s.nextGroup.get() as { vault_id: number; protocol_id: number } | undefined
-    if (!head) return 0
+    if (!head) return { done: 0, full: false }
+    const size = this.#moleculesPerStep.size
     const { vault_id: vaultId, protocol_id: protocolId } = head
     this.#definitions.clear()
     this.#aggregates.discard()
@@ -273,12 +303,7 @@ export class ReadoutIndexer {
       }
       return read
     }
-    const molecules = s.queuedSubjects.all(
-      vaultId,
-      protocolId,
-      'molecule',
-      this.#moleculesPerStep,
-    ) as number[]
+    const molecules = s.queuedSubjects.all(vaultId, protocolId, 'molecule', size) as number[]
     const byMolecule = new Map<number, ResultRow[]>()
     const batchesNamed = new Set<number>()
     if (molecules.length > 0) {
@@ -296,7 +321,7 @@ export class ReadoutIndexer {
     const batches = (
       molecules.length > 0
         ? s.queuedOf.all(vaultId, protocolId, 'batch', JSON.stringify([...batchesNamed]))
-        : s.queuedSubjects.all(vaultId, protocolId, 'batch', this.#moleculesPerStep)
+        : s.queuedSubjects.all(vaultId, protocolId, 'batch', size)
     ) as number[]
     const byBatch = new Map<number, ResultRow[]>()
     if (batches.length > 0) {
@@ -325,7 +350,7 @@ export class ReadoutIndexer {
       done += this.#aggregateSubjects(vaultId, protocolId, 'batch', batches, byBatch, aggregated)
     }
     this.#aggregates.finish()
-    return done
+    return { done, full: (molecules.length > 0 ? molecules.length : batches.length) >= size }
   }
 
   /**
@@ -380,6 +405,47 @@ export class ReadoutIndexer {
       this.#definitions.set(key, definitions)
     }
     return definitions
+  }
+}
+
+/**
+ * The CPU time this thread has used, in milliseconds; wall time where the runtime cannot tell
+ * (`process.threadCpuUsage` came with Node 22.19 / 23.9).
+ */
+function threadCpuMs(): number {
+  if (typeof process.threadCpuUsage !== 'function') return performance.now()
+  const { user, system } = process.threadCpuUsage()
+  return (user + system) / 1000
+}
+
+/**
+ * The size of the indexer's next step of one kind: from `least` up to `growth` times it, doubled
+ * after a full step that took less than half of `stepBudgetMs`, halved after one that took more.
+ */
+class StepSize {
+  readonly #least: number
+  readonly #most: number
+  #size: number
+
+  constructor(least: number, growth: number) {
+    if (!Number.isInteger(least) || least < 1 || !Number.isInteger(growth) || growth < 1) {
+      throw new RangeError(
+        `A readout index step needs whole sizes of at least 1, not ${least} (growth ${growth}).`,
+      )
+    }
+    this.#least = least
+    this.#most = least * growth
+    this.#size = least
+  }
+
+  get size(): number {
+    return this.#size
+  }
+
+  /** A step of the current size took `ms`; `full`: it found as much work as it could take. */
+  took(ms: number, full: boolean): void {
+    if (ms > stepBudgetMs) this.#size = Math.max(this.#least, Math.floor(this.#size / 2))
+    else if (full && ms < stepBudgetMs / 2) this.#size = Math.min(this.#most, this.#size * 2)
   }
 }
 
@@ -476,7 +542,7 @@ function aggregateColumns(
   subjectId: number,
   groupAggregate: GroupAggregate,
 ): SqlValue[] {
-  const { protocolId, definitionId, inputs, aggregate } = groupAggregate
+  const { protocolId, definitionId, aggregate } = groupAggregate
   const cell = aggregateCell(groupAggregate)
   return [
     vaultId,
@@ -491,13 +557,24 @@ function aggregateColumns(
     cell.modifier,
     cell.text,
     cell.n,
-    JSON.stringify({
-      inputs,
-      excluded: aggregate.excluded,
-      notAggregated: aggregate.notAggregated,
-      problem: aggregate.problem,
-    }),
+    aggregateDetails(groupAggregate),
   ]
+}
+
+/**
+ * What an aggregate was computed from and what it left out, as `details` keeps it: the inputs,
+ * then only the exclusion counts that are not zero, the values not aggregated if any and the
+ * problem if there is one. Written whole, the members left out here were 60% of the bytes of the
+ * aggregates' table (151 of about 250 a row, at 100k readout rows), each written at every build.
+ */
+function aggregateDetails({ inputs, aggregate }: GroupAggregate): string {
+  const excluded = Object.entries(aggregate.excluded).filter(([, count]) => count !== 0)
+  return JSON.stringify({
+    inputs,
+    ...(excluded.length > 0 && { excluded: Object.fromEntries(excluded) }),
+    ...(aggregate.notAggregated.length > 0 && { notAggregated: aggregate.notAggregated }),
+    ...(aggregate.problem !== null && { problem: aggregate.problem }),
+  })
 }
 
 /**

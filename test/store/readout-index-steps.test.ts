@@ -103,7 +103,10 @@ describe('the readout value index, built in many steps', () => {
   let cache: VaultCache
   let reader: Database.Database
   let writer: Database.Database
-  /** Steps far smaller than the writer's, so that groups and replicates span many of them. */
+  /**
+   * Steps far smaller than the writer's and never growing, so that groups and replicates span many
+   * of them.
+   */
   let indexer: ReadoutIndexer
 
   beforeEach(() => {
@@ -113,7 +116,7 @@ describe('the readout value index, built in many steps', () => {
     reader = new Database(file, { readonly: true })
     writer = new Database(file)
     configureCache(writer)
-    indexer = new ReadoutIndexer(writer, { rowsPerStep: 250, moleculesPerStep: 20 })
+    indexer = new ReadoutIndexer(writer, { rowsPerStep: 250, moleculesPerStep: 20, growth: 1 })
   })
   afterEach(async () => {
     reader.close()
@@ -232,5 +235,78 @@ describe('the readout value index, built in many steps', () => {
       kept.length * 2,
     )
     expectAggregatesOf(kept)
+  })
+
+  /**
+   * A clock that says each step took `stepMs` (it is read once before and once after a step),
+   * so that the sizes steps take follow from it, whatever the machine's speed.
+   */
+  const steppedClock = () => {
+    const clock = { stepMs: 1, reads: 0 }
+    return {
+      clock,
+      now: () => (clock.reads++ % 2 === 0 ? 0 : clock.stepMs),
+    }
+  }
+
+  it('grows its steps while they are quick and shrinks them when one is slow, to the same index', () => {
+    const rows = rowsOf(1, 6000, 300)
+    for (let start = 0; start < rows.length; start += 1000) {
+      cache.applyPage('readout_rows', 1, rows.slice(start, start + 1000).map(record))
+    }
+    const { clock, now } = steppedClock()
+    const growing = new ReadoutIndexer(writer, {
+      rowsPerStep: 100,
+      moleculesPerStep: 10,
+      growth: 8,
+      clock: now,
+    })
+    const sizes: number[] = []
+    const take = () => {
+      const done = growing.indexRows()
+      if (done > 0) sizes.push(done)
+      return done
+    }
+    // Quick steps double up to eight times the least: 100, 200, 400, 800, 800.
+    for (let step = 0; step < 5; step++) take()
+    // A slow one halves the next, down to the least at most.
+    clock.stepMs = 1000
+    for (let step = 0; step < 4; step++) take()
+    clock.stepMs = 1
+    while (take() > 0);
+    expect(sizes.slice(0, 9)).toEqual([100, 200, 400, 800, 800, 800, 400, 200, 100])
+    expect(sizes.slice(9, 12)).toEqual([100, 200, 400])
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(rows.length)
+
+    // Aggregate steps grow the same way (molecules per step), and the last takes what is left.
+    const groupSizes: number[] = []
+    for (;;) {
+      const done = growing.aggregate()
+      if (done === 0) break
+      groupSizes.push(done)
+    }
+    expect(groupSizes.length).toBeGreaterThan(2)
+    expect(groupSizes[1]!).toBeGreaterThan(groupSizes[0]!)
+    expect(queued()).toEqual({ rows: 0, groups: 0 })
+    expectAggregatesOf(rows)
+  })
+
+  it('keeps its steps at the least while each takes longer than its budget', () => {
+    const rows = rowsOf(1, 1000, 100)
+    cache.applyPage('readout_rows', 1, rows.map(record))
+    const { clock, now } = steppedClock()
+    clock.stepMs = 1000
+    const slow = new ReadoutIndexer(writer, { rowsPerStep: 100, moleculesPerStep: 10, clock: now })
+    const sizes: number[] = []
+    for (let done = slow.indexRows(); done > 0; done = slow.indexRows()) sizes.push(done)
+    expect(sizes).toEqual(Array.from({ length: 10 }, () => 100))
+    slow.complete()
+    expectAggregatesOf(rows)
+  })
+
+  it('refuses step sizes that are not whole numbers of at least 1, naming them', () => {
+    expect(() => new ReadoutIndexer(writer, { rowsPerStep: 0 })).toThrow(/not 0/)
+    expect(() => new ReadoutIndexer(writer, { moleculesPerStep: 2.5 })).toThrow(/not 2.5/)
+    expect(() => new ReadoutIndexer(writer, { growth: -1 })).toThrow(/growth -1/)
   })
 })

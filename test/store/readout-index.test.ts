@@ -136,6 +136,32 @@ describe('the readout value index', () => {
     expect(subjects).toEqual([101, 102, 201, 202, 203])
   })
 
+  it('keeps with each aggregate only what it left out, and why', () => {
+    cache.readoutIndex().complete()
+    const details = (level: string, subject: number, definition: number) =>
+      JSON.parse(
+        reader
+          .prepare(
+            `SELECT details FROM readout_aggregates WHERE vault_id = ? AND level = ?
+               AND subject_id = ? AND definition_id = ?`,
+          )
+          .pluck()
+          .get(vault, level, subject, definition) as string,
+      ) as unknown
+    // Batch 201's IC50 left its outlier (1000) out; its % inhibition left nothing out.
+    expect(details('batch', 201, 101)).toEqual({
+      inputs: 'detail rows',
+      excluded: { outliers: 1 },
+    })
+    expect(details('batch', 201, 102)).toEqual({ inputs: 'detail rows' })
+    // Batch 203's % inhibition had only "ND": a text, not aggregated.
+    expect(details('batch', 203, 102)).toMatchObject({
+      inputs: 'detail rows',
+      excluded: { text: 1 },
+      notAggregated: ['ND'],
+    })
+  })
+
   it('reads rows indexed before their protocol came again once it does, as sync stores them', async () => {
     // A sync stores readout rows before protocols: rows indexed in between had no definitions.
     const early = path.join(path.dirname(file), 'early.db')
