@@ -1463,6 +1463,20 @@ const makeReadoutValuesCoveredForCurves: Backfill = (db) => ({
 })
 
 /**
+ * Step 16: readout rows counted by their writer, once per page, prune or dropped vault
+ * (record-writer.ts), instead of by step 13's triggers, whose UPDATE for each row written was
+ * about a fifth of storing readout rows in a first sync (readout-index.bench.ts). Only the record
+ * writer writes readout rows. A page that changes nothing is counted too, which only has a kept
+ * answer computed again.
+ */
+const readoutRowsCountedByWriterMigration: Migration = (db: Database.Database) =>
+  db.exec(`
+    DROP TRIGGER readout_rows_counted_on_insert;
+    DROP TRIGGER readout_rows_counted_on_update;
+    DROP TRIGGER readout_rows_counted_on_delete;
+  `)
+
+/**
  * The rows a step has left to fill (a row of `cache_backfills`): `table`'s rows by rowid, `fill`
  * doing the step's work on those from `first` to `last`, and `finish` what the step does once
  * they are all filled (in the transaction of the last). Frozen with its step.
@@ -1510,4 +1524,5 @@ export const cacheMigrations: readonly Migration[] = [
   readoutChangeCountersMigration,
   readoutRowsCoveredByPlateMigration,
   readoutValuesCoveredForCurvesMigration,
+  readoutRowsCountedByWriterMigration,
 ]

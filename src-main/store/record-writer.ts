@@ -82,9 +82,16 @@ export class RecordWriter {
   readonly #vanishedBatches: Database.Statement<[number, number, string], number>
   readonly #batchesOfMolecules: Database.Statement<[number, string], number>
   readonly #rowsOfNewProtocols: Database.Statement<[number, string]>
+  /** Counts a write of readout rows (cache step 16; see countedByWriter). */
+  readonly #readoutRowsChanged: Database.Statement<[]> | null
 
   constructor(db: Database.Database) {
     this.#db = db
+    this.#readoutRowsChanged = countedByWriter(db)
+      ? db.prepare(
+          `UPDATE readout_change_counters SET changes = changes + 1 WHERE topic = 'readout_rows'`,
+        )
+      : null
     this.#searchDelete = db.prepare('DELETE FROM search_index WHERE rowid = ?')
     this.#projectDelete = db.prepare(
       'DELETE FROM record_projects WHERE kind_code = ? AND row_id = ?',
@@ -119,6 +126,7 @@ export class RecordWriter {
       const replaced = this.#upsert(kind, page.vaultId, page.rows, keep, false)
       if (page.nested) this.#writeBatchesOf(page.vaultId, page.rows, page.nested, replaced)
       if (kind.name === 'protocols') this.#readProtocolRowsAgain(page.vaultId, page.rows, replaced)
+      if (kind.name === 'readout_rows' && page.rows.ids.length > 0) this.#readoutRowsChanged?.run()
     } catch (error) {
       // The caller's transaction undoes what the page wrote; rows it gave a multi-row INSERT
       // that did not run yet are dropped here, or the next page would write them.
@@ -157,6 +165,7 @@ export class RecordWriter {
       )
       .all({ vaultId, parentId, keep: JSON.stringify(keep) }) as { row_id: number; id: number }[]
     const deletedIds = rows.map((row) => row.id)
+    if (kind.name === 'readout_rows' && rows.length > 0) this.#readoutRowsChanged?.run()
     this.#forget(
       kind,
       rows.map((row) => row.row_id),
@@ -176,6 +185,7 @@ export class RecordWriter {
         .pluck()
         .all(vaultId)
       this.#forget(kind, rowIds)
+      if (kind.name === 'readout_rows' && rowIds.length > 0) this.#readoutRowsChanged?.run()
       deleted += rowIds.length
     }
     return deleted
@@ -409,6 +419,24 @@ export class RecordWriter {
     }
     return statements
   }
+}
+
+/**
+ * Whether this writer counts its writes of readout rows in `readout_change_counters`: on a cache
+ * from step 16 on, which dropped step 13's triggers that counted each row (a cache between steps
+ * 13 and 15, as the upgrade test builds them, is still counted by its triggers).
+ */
+function countedByWriter(db: Database.Database): boolean {
+  const schema = db
+    .prepare<[], { counters: number; triggers: number }>(
+      `SELECT
+         count(*) FILTER (WHERE type = 'table' AND name = 'readout_change_counters') AS counters,
+         count(*) FILTER (WHERE type = 'trigger' AND tbl_name = 'readout_rows'
+           AND sql LIKE '%readout_change_counters%') AS triggers
+         FROM sqlite_schema`,
+    )
+    .get()
+  return schema !== undefined && schema.counters > 0 && schema.triggers === 0
 }
 
 /**

@@ -7,6 +7,8 @@
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openCacheDatabase } from '../../src-main/store/cache-database.ts'
+import { CacheWrites } from '../../src-main/store/cache-writes.ts'
 import { VaultCache } from '../../src-main/store/vault-cache.ts'
 import { useTemporaryDirectory } from './fixtures/temporary-directory.ts'
 
@@ -233,5 +235,51 @@ describe('the readout value index', () => {
     expect(cache.readoutIndex().backlog().rows).toBe(6)
     cache.readoutIndex().complete()
     expect(value(1, 101)).toMatchObject({ number: 2 })
+  })
+})
+
+/**
+ * Step 13's counter of readout row writes, raised by the writer once per page, prune or dropped
+ * vault since step 16 dropped the triggers that counted each row: every write that can change a
+ * search's answer still changes it.
+ */
+describe('readout row changes counted by the writer', () => {
+  const temporaryDirectory = useTemporaryDirectory()
+
+  it('counts each page and prune of readout rows once, and nothing else', () => {
+    const { db } = openCacheDatabase(path.join(temporaryDirectory(), 'cache.db'))
+    const counter = () =>
+      db
+        .prepare(`SELECT changes FROM readout_change_counters WHERE topic = 'readout_rows'`)
+        .pluck()
+        .get() as number
+    const inTransaction = <T>(write: () => T): T => db.transaction(write).immediate()
+    const rowTriggers = db
+      .prepare(`SELECT name FROM sqlite_schema WHERE type = 'trigger' AND sql LIKE '%counters%'`)
+      .pluck()
+      .all()
+    expect(rowTriggers.filter((name) => String(name).startsWith('readout_rows'))).toEqual([])
+
+    const writes = new CacheWrites(db)
+    inTransaction(() => writes.applyPage('protocols', vault, [protocol]))
+    expect(counter()).toBe(0)
+    inTransaction(() => writes.applyPage('readout_rows', vault, rows.slice(0, 3)))
+    inTransaction(() => writes.applyPage('readout_rows', vault, rows.slice(3)))
+    expect(counter()).toBe(2)
+    inTransaction(() => writes.applyPage('readout_rows', vault, []))
+    inTransaction(() => writes.applyPage('protocols', vault, [protocol]))
+    expect(counter()).toBe(2)
+    // A correction of a row already cached.
+    inTransaction(() =>
+      writes.applyPage('readout_rows', vault, [{ ...rows[0]!, readouts: { 101: { value: 3 } } }]),
+    )
+    expect(counter()).toBe(3)
+    // A prune that deletes rows 6 and 7 counts; one that deletes nothing does not.
+    const kept = [1, 2, 3, 4, 5]
+    expect(inTransaction(() => writes.retainOnly('readout_rows', vault, kept))).toBe(2)
+    expect(counter()).toBe(4)
+    expect(inTransaction(() => writes.retainOnly('readout_rows', vault, kept))).toBe(0)
+    expect(counter()).toBe(4)
+    db.close()
   })
 })
