@@ -9,10 +9,7 @@
  *    connection configured as the writer's), into both caches in blocks of ten pages taking turns,
  *    so that both see the same machine load. On the main thread of the bench, not in the writer's
  *    worker, so that no idle indexing runs between blocks: the triggers' share is that of the
- *    commits alone, the largest it can be (sync's reading and parsing are left out). A third
- *    cache, taking the same turns, has neither step 7's triggers nor cache step 13's per-row
- *    counters (the cache step proposed in bench/README.md; the writer then counts once per page):
- *    what those counters add to the writes.
+ *    commits alone, the largest it can be (sync's reading and parsing are left out).
  * 2. The index: ReadoutIndexer's steps on the product cache's connection as `complete` runs them,
  *    every queued row read into typed cells and every molecule's and batch's aggregates computed;
  *    a step of each in turn with the same build on a copy given the proposed schema change
@@ -132,22 +129,6 @@ async function main(): Promise<void> {
       referenceCpuMs: round(store.referenceCpuMs),
       preparingPagesMs: round(store.prepareMs),
       droppedTriggers: store.droppedTriggers,
-      ...common,
-    })
-    report({
-      name: 'readout.index.change_counters_share_of_writes',
-      value: round(store.referenceMs),
-      unit: 'ms',
-      reference:
-        "the same pages committed into a cache without step 7's triggers nor step 13's readout row triggers (the proposed step: the writer counts once per page instead), same run (taking turns)",
-      referenceValue: round(store.uncountedMs),
-      ratio: ratio(store.referenceMs, store.uncountedMs),
-      countersShare: share(store.referenceMs, store.uncountedMs),
-      cpuMs: round(store.referenceCpuMs),
-      referenceCpuMs: round(store.uncountedCpuMs),
-      cpuShare: share(store.referenceCpuMs, store.uncountedCpuMs),
-      goal: 'none of its own: part of what the first sync writes (an UPDATE per readout row)',
-      droppedCounters: store.droppedCounters,
       ...common,
     })
     report({
@@ -330,13 +311,7 @@ async function storeTakingTurns() {
   const product = storeSide('product')
   let droppedTriggers: string[] = []
   const reference = storeSide('reference', (db) => (droppedTriggers = dropIndexTriggers(db)))
-  // Step 13's row counters dropped as the proposed cache step does: the writer counts each page.
-  let droppedCounters: string[] = []
-  const uncounted = storeSide('uncounted', (db) => {
-    dropIndexTriggers(db)
-    droppedCounters = dropRowCounters(db)
-  })
-  const sides = [product, reference, uncounted]
+  const sides = [product, reference]
   const protocols = await preparedPage('protocols', protocolRecords())
   for (const side of sides) side.commit(protocols)
 
@@ -371,9 +346,8 @@ async function storeTakingTurns() {
     for (const side of sides) side.commit(runs)
   }
   for (const side of sides) side.db.close()
-  removeCache(uncounted.file)
   progress(
-    `writes: ${Math.round(product.ms)} ms with the triggers, ${Math.round(reference.ms)} ms without, ${Math.round(uncounted.ms)} ms without step 13's counters either`,
+    `writes: ${Math.round(product.ms)} ms with the triggers, ${Math.round(reference.ms)} ms without`,
   )
   return {
     productFile: product.file,
@@ -382,29 +356,9 @@ async function storeTakingTurns() {
     referenceMs: reference.ms,
     productCpuMs: product.cpuMs,
     referenceCpuMs: reference.cpuMs,
-    uncountedMs: uncounted.ms,
-    uncountedCpuMs: uncounted.cpuMs,
     prepareMs,
     droppedTriggers,
-    droppedCounters,
   }
-}
-
-/**
- * Cache step 13's triggers that count readout rows (an UPDATE of one counter per row written),
- * dropped from a side of part 1: what they add to the writes.
- */
-function dropRowCounters(db: Database.Database): string[] {
-  const names = db
-    .prepare(
-      `SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'readout_rows'
-         AND sql LIKE '%readout_change_counters%'`,
-    )
-    .pluck()
-    .all() as string[]
-  if (names.length === 0) throw new Error('The cache has no step-13 readout row counters to drop.')
-  for (const name of names) db.exec(`DROP TRIGGER "${name}"`)
-  return names
 }
 
 interface BuildSide {
