@@ -18,6 +18,10 @@
  *   molfiles are RDKit's, written in the chemistry workers for the first BENCH_MOLFILES (2,000)
  *   molecules and given in turn to all of them (the writer's cost depends on their size, not on
  *   which molecule they draw).
+ * - Where an SD file's molfile is best found (BENCH_MOLFILE_ROWS, 50,000; 0: not): main-thread CPU
+ *   per row of the rows of vault 2 in the list's order with their JSON text, with the molfile
+ *   alone read by SQLite (`json ->> '$.molfile'`, guarded by json_valid as a damaged row needs),
+ *   and with the text's molfile found as the export finds it (json-members.ts).
  * - SD file of molecules given as SMILES only, whose molfiles (with 2D coordinates) RDKit writes
  *   in the workers during the export: BENCH_SMILES_SAMPLE (20,000) molecules, since RDKit's
  *   coordinates, not the export, set that pace.
@@ -34,6 +38,7 @@ import { ChemWorkerPool } from '../src-main/chem/worker-pool.ts'
 import { BrowseService } from '../src-main/services/browse-service.ts'
 import { LocalChemService } from '../src-main/services/chem-service.ts'
 import type { ConnectionRuntimes } from '../src-main/services/connection-runtimes.ts'
+import { membersFromEnd } from '../src-main/export/json-members.ts'
 import { ExportService, type ExportRequest } from '../src-main/services/export-service.ts'
 import { ResultsService } from '../src-main/services/results-service.ts'
 import { EventBus } from '../src-main/shared/events.ts'
@@ -46,6 +51,7 @@ const moleculeCount = Number(process.env.BENCH_MOLECULES ?? 250_000)
 const molfileCount = Number(process.env.BENCH_MOLFILES ?? 2000)
 /** Rounds of the reading comparison; 0 leaves it out (an export's own figures alone). */
 const readRounds = Math.max(Math.trunc(Number(process.env.BENCH_READ_ROUNDS ?? 2)), 0)
+const molfileRows = Math.max(Math.trunc(Number(process.env.BENCH_MOLFILE_ROWS ?? 50_000)), 0)
 const smilesSample = Math.min(Number(process.env.BENCH_SMILES_SAMPLE ?? 20_000), moleculeCount)
 /** Vault 1: molecules as SMILES; vault 2: the same with molfiles; vault 3: a sample of vault 1. */
 const vaults = { smiles: 1, molfiles: 2, sample: 3 } as const
@@ -92,6 +98,7 @@ try {
     return bare
   }
   if (readRounds > 0) compareReadings(browse, bareOf(vaults.smiles).rate, readRounds)
+  if (molfileRows > 0) compareMolfileReadings(cacheFile, molfileRows)
 
   const runs: { name: string; format: 'csv' | 'sdf'; vaultId: number; what: string }[] = [
     { name: 'export.csv.molecules_250k', format: 'csv', vaultId: vaults.smiles, what: 'CSV' },
@@ -263,6 +270,70 @@ function compareReadings(browse: BrowseService, bareRate: number, rounds: number
       records,
       rounds,
       secondsEach: seconds[name]!.map((value) => Number(value.toFixed(2))),
+      loadAverage: loadAverage(),
+    })
+  }
+}
+
+/**
+ * Main-thread CPU per row of reading the molfiles of vault 2 in the list's order: the JSON text
+ * (what the export reads), SQLite's own JSON reading of the molfile alone (which parses the
+ * whole text), and the text's molfile found in JavaScript as the export finds it.
+ */
+function compareMolfileReadings(file: string, rows: number): void {
+  const db = new Database(file, { readonly: true })
+  const columns = `row_id, id, name, created_at, modified_at, registration_type, owner, inchi_key,
+    formula, molecular_weight, log_p, batch_count, projects_json`
+  const ways: Record<string, { what: string; sql: string; take?: (value: unknown) => unknown }> = {
+    json_text: { what: 'the JSON text, as the export reads it', sql: 'json' },
+    json_text_molfile_found: {
+      what: 'the JSON text, its molfile found as the export finds it (json-members.ts)',
+      sql: 'json',
+      take: (text) => membersFromEnd(text as string, ['molfile'])?.get('molfile'),
+    },
+    sql_molfile: {
+      what: "the molfile read by SQLite (json_valid guarding json ->> '$.molfile')",
+      sql: "iif(json_valid(json), json ->> '$.molfile', NULL)",
+    },
+  }
+  const microseconds: Record<string, number[]> = {}
+  for (let round = 0; round < 2; round++) {
+    for (const [name, way] of Object.entries(ways)) {
+      const statement = db
+        .prepare(
+          `SELECT ${columns}, ${way.sql} FROM molecules WHERE vault_id = ?
+             ORDER BY name, row_id LIMIT ?`,
+        )
+        .raw()
+      gc()
+      const before = process.threadCpuUsage()
+      let count = 0
+      let characters = 0
+      for (const values of statement.iterate(vaults.molfiles, rows) as Iterable<unknown[]>) {
+        const value = values[values.length - 1]
+        const taken = way.take ? way.take(value) : value
+        if (typeof taken === 'string') characters += taken.length
+        count++
+      }
+      const used = process.threadCpuUsage(before)
+      if (characters === 0) throw new Error(`${name}: no molfile was read`)
+      ;(microseconds[name] ??= []).push((used.user + used.system) / count)
+    }
+  }
+  db.close()
+  const mean = (name: string): number =>
+    microseconds[name]!.reduce((sum, value) => sum + value, 0) / microseconds[name]!.length
+  for (const [name, way] of Object.entries(ways)) {
+    report({
+      name: `export.read.molfiles.${name}.main_thread_microseconds_per_row`,
+      value: Number(mean(name).toFixed(2)),
+      unit: 'us',
+      reference: 'the same rows with their JSON text, same run',
+      referenceValue: Number(mean('json_text').toFixed(2)),
+      ratio: Number((mean(name) / mean('json_text')).toFixed(2)),
+      note: way.what,
+      rows,
+      eachRound: microseconds[name]!.map((value) => Number(value.toFixed(2))),
       loadAverage: loadAverage(),
     })
   }

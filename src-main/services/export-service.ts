@@ -53,7 +53,7 @@ import type { EventBus, ExportProgress } from '../shared/events.ts'
 import type { Logger } from '../shared/logger.ts'
 import { recordKind } from '../store/record-kinds.ts'
 import { connectionVaultId } from '../store/vault-cache.ts'
-import { unparsedJson, type RowReading } from '../store/record-queries.ts'
+import { DamagedRecordError, unparsedJson, type RowReading } from '../store/record-queries.ts'
 import { membersFromEnd, topLevelMembers } from '../export/json-members.ts'
 import type { BrowseService } from './browse-service.ts'
 import type { StructureListCriterion, StructureListOptions } from './chem-results.ts'
@@ -225,15 +225,19 @@ export class ExportService {
     })
     let left = limit
     let first = true
-    do {
-      throwIfCancelled(range.signal)
-      const rows = left > 0 ? reader.next(Math.min(pageSize, left)) : []
-      if (rows.length === 0 && !first) return
-      first = false
-      yield { kind, total: reader.total, rows }
-      left -= rows.length
-      if (rows.length === 0) return
-    } while (left > 0)
+    try {
+      do {
+        throwIfCancelled(range.signal)
+        const rows = left > 0 ? reader.next(Math.min(pageSize, left)) : []
+        if (rows.length === 0 && !first) return
+        first = false
+        yield { kind, total: reader.total, rows }
+        left -= rows.length
+        if (rows.length === 0) return
+      } while (left > 0)
+    } finally {
+      reader.close()
+    }
   }
 
   /** Writes a list to a stream (the CLI's standard output), which is left open. */
@@ -316,7 +320,7 @@ export class ExportService {
     path: string,
     options: ExportRunOptions,
   ): Promise<ExportSummary> {
-    const target = await TargetFile.create(path, this.#options.openStream)
+    const target = await released(run, TargetFile.create(path, this.#options.openStream))
     const output = new ExportOutput(target.stream)
     try {
       const summary = await this.#run(run, output, target, options)
@@ -338,7 +342,7 @@ export class ExportService {
     const exportId = randomUUID()
     const abort = new AbortController()
     const run = await prepare(abort.signal)
-    const target = await TargetFile.create(path, this.#options.openStream)
+    const target = await released(run, TargetFile.create(path, this.#options.openStream))
     const output = new ExportOutput(target.stream)
     let written = 0
     let total = run.first.total
@@ -556,63 +560,73 @@ export class ExportService {
   ): Promise<ExportSummary> {
     const { signal } = options
     let pages: AsyncIterator<ExportPage> = prepend(run.first, run.rest)
-    let columns = run.columns === 'all' ? null : run.columns
-    if (run.columns === 'all' && (run.format === 'csv' || run.format === 'xlsx')) {
-      // CSV and Excel name every column in their first row: a first pass finds the names.
-      const names = new FieldNames()
-      for (let page = await pages.next(); page.done !== true; page = await pages.next()) {
+    try {
+      let columns = run.columns === 'all' ? null : run.columns
+      if (run.columns === 'all' && (run.format === 'csv' || run.format === 'xlsx')) {
+        // CSV and Excel name every column in their first row: a first pass finds the names.
+        const names = new FieldNames()
+        for (let page = await pages.next(); page.done !== true; page = await pages.next()) {
+          throwIfCancelled(signal)
+          for (const record of page.value.records) names.add(record.row.json)
+        }
+        columns = fieldColumns(names.names)
+        pages = run.again()
+      }
+      const writer = this.#writer(run, output, columns)
+      const summary: ExportSummary = {
+        kind: run.kind,
+        format: run.format,
+        records: 0,
+        bytes: 0,
+        path: target?.path ?? null,
+        withoutStructure: 0,
+        truncatedCells: 0,
+        skippedUnparseable: run.first.skippedUnparseable ?? 0,
+        notes: [],
+      }
+      const total = run.first.total
+      let changed = false
+      const damaged: string[] = []
+      const prepareNext = async (): Promise<ExportRecord[] | null> => {
+        const next = await pages.next()
+        if (next.done === true) return null
+        changed ||= run.pagedByOffset && next.value.total !== total
+        if (run.format === 'sdf') {
+          summary.withoutStructure += await this.#attachMolblocks(
+            next.value.records,
+            signal,
+            damaged,
+          )
+        }
+        return next.value.records
+      }
+      // The next page is read and its structures converted while this one is written.
+      let coming = prepareNext()
+      for (;;) {
+        const records = await coming
+        if (records === null) break
         throwIfCancelled(signal)
-        for (const record of page.value.records) names.add(record.row.json)
+        coming = prepareNext()
+        coming.catch(() => {})
+        await writer.write(records)
+        summary.records += records.length
+        options.onProgress?.(summary.records, Math.max(total, summary.records))
       }
-      columns = fieldColumns(names.names)
-      pages = run.again()
-    }
-    const writer = this.#writer(run, output, columns)
-    const summary: ExportSummary = {
-      kind: run.kind,
-      format: run.format,
-      records: 0,
-      bytes: 0,
-      path: target?.path ?? null,
-      withoutStructure: 0,
-      truncatedCells: 0,
-      skippedUnparseable: run.first.skippedUnparseable ?? 0,
-      notes: [],
-    }
-    const total = run.first.total
-    let changed = false
-    const prepareNext = async (): Promise<ExportRecord[] | null> => {
-      const next = await pages.next()
-      if (next.done === true) return null
-      changed ||= run.pagedByOffset && next.value.total !== total
-      if (run.format === 'sdf') {
-        summary.withoutStructure += await this.#attachMolblocks(next.value.records, signal)
-      }
-      return next.value.records
-    }
-    // The next page is read and its structures converted while this one is written.
-    let coming = prepareNext()
-    for (;;) {
-      const records = await coming
-      if (records === null) break
       throwIfCancelled(signal)
-      coming = prepareNext()
-      coming.catch(() => {})
-      await writer.write(records)
-      summary.records += records.length
-      options.onProgress?.(summary.records, Math.max(total, summary.records))
+      await writer.finish()
+      summary.bytes = output.bytes
+      summary.truncatedCells = (writer as Partial<XlsxWriter>).truncatedCells ?? 0
+      summary.notes = [...run.notes, ...notesOf(summary), ...damagedNotes(damaged)]
+      if (changed || summary.records !== total) {
+        summary.notes.push(
+          `The list changed while it was exported (a sync or a queued change came in): ${summary.records} written of the ${total} it held when the export began. Export it again for a consistent copy.`,
+        )
+      }
+      return summary
+    } finally {
+      // However it ends, the list's reading ends with it (a connection of its own).
+      await pages.return?.()
     }
-    throwIfCancelled(signal)
-    await writer.finish()
-    summary.bytes = output.bytes
-    summary.truncatedCells = (writer as Partial<XlsxWriter>).truncatedCells ?? 0
-    summary.notes = [...run.notes, ...notesOf(summary)]
-    if (changed || summary.records !== total) {
-      summary.notes.push(
-        `The list changed while it was exported (a sync or a queued change came in): ${summary.records} written of the ${total} it held when the export began. Export it again for a consistent copy.`,
-      )
-    }
-    return summary
   }
 
   #writer(run: PreparedExport, output: ExportOutput, columns: ExportColumns | null): RecordWriter {
@@ -638,16 +652,18 @@ export class ExportService {
 
   /**
    * Gives each molecule its molfile: the vault's own, or one RDKit writes from its SMILES in the
-   * chemistry workers. Answers how many have none.
+   * chemistry workers. Answers how many have none; those whose cached record is damaged are
+   * named in `damaged` (their list values are still written).
    */
   async #attachMolblocks(
     records: ExportRecord[],
     signal: AbortSignal | undefined,
+    damaged: string[],
   ): Promise<number> {
     const toConvert: { record: ExportRecord; text: string }[] = []
     let without = 0
     for (const record of records) {
-      const structure = structureOf(record.row)
+      const structure = structureOf(record.row, damaged)
       if (structure === null) without++
       else if (isMolblock(structure)) record.molblock = structure
       else toConvert.push({ record, text: structure })
@@ -776,7 +792,21 @@ const smilesMembers = ['cxsmiles', 'smiles', 'structure'] as const
  * records that have one hold it last, and the SMILES before the batches would be found by a walk
  * of them all.
  */
-function structureOf(row: RecordRow): string | null {
+function structureOf(row: RecordRow, damaged: string[]): string | null {
+  try {
+    return structureIn(row)
+  } catch (error) {
+    if (!(error instanceof DamagedRecordError)) throw error
+    damaged.push(error.record)
+    return null
+  }
+}
+
+/**
+ * The structure of `structureOf`, read from the members the text shows where the rest of it is
+ * damaged (the molfile, last, often is whole); else the record, parsed.
+ */
+function structureIn(row: RecordRow): string | null {
   const text = unparsedJson(row)
   const read = (names: readonly string[]): ((name: string) => unknown) => {
     const members =
@@ -805,11 +835,33 @@ function zip<T>(names: readonly string[], values: readonly T[]): [string, T][] {
 }
 
 async function* prepend<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> {
-  yield first
-  for (;;) {
-    const next = await rest.next()
-    if (next.done) return
-    yield next.value
+  try {
+    yield first
+    for (;;) {
+      const next = await rest.next()
+      if (next.done) return
+      yield next.value
+    }
+  } finally {
+    await rest.return?.()
+  }
+}
+
+/**
+ * Ends an export's reading wherever it stopped (a list's reading holds a connection of its own):
+ * once written, failed or cancelled, or when its file could not be opened.
+ */
+async function release(run: PreparedExport): Promise<void> {
+  await run.rest.return?.()
+}
+
+/** What `opening` gives, the export's reading ended if it fails. */
+async function released<T>(run: PreparedExport, opening: Promise<T>): Promise<T> {
+  try {
+    return await opening
+  } catch (error) {
+    await release(run)
+    throw error
   }
 }
 
@@ -831,6 +883,16 @@ function notesOf(summary: ExportSummary): string[] {
     )
   }
   return notes
+}
+
+/** Damaged records named, a few: the person finds the rest by the count. */
+function damagedNotes(damaged: readonly string[]): string[] {
+  if (damaged.length === 0) return []
+  const named = damaged.slice(0, 5).join(', ')
+  const more = damaged.length > 5 ? ` and ${damaged.length - 5} more` : ''
+  return [
+    `${damaged.length} molecule(s) are damaged in the cache (their stored record is not JSON): they are in the file with the list's values and an empty molfile: ${named}${more}.`,
+  ]
 }
 
 function throwIfCancelled(signal: AbortSignal | undefined): void {

@@ -9,10 +9,12 @@ import {
   type RecordKindName,
 } from './record-kinds.ts'
 import type { ColumnValue, RecordRow } from '../../src-common/records/record-row.ts'
+import { kindDeclaration } from '../../src-common/records/record-kinds.ts'
 import { toNumber, type JsonObject, type SqlValue } from '../../src-common/values.ts'
 import { PendingStage, type PendingInput, type StagedTables } from './pending-rows.ts'
 import { cacheBackfills } from './cache-migrations.ts'
 import { listMembersOf } from './record-rows.ts'
+import { openCacheReader } from './cache-database.ts'
 import type { SearchQueryPlanner } from './search-query.ts'
 
 export interface ListOptions {
@@ -45,7 +47,12 @@ export interface ListOptions {
  * list's columns (an export) and would otherwise parse every record for the few members its list
  * shows besides its columns: parsing was most of reading a list (export.bench.ts). Rows read so
  * are for a reader in this process: their columns and record are named over the array SQLite gave
- * (`ReadRow`), so a copy of one (IPC, JSON) would hold none of them.
+ * (`ReadRow`), so a copy of one (IPC, JSON) would hold none of them. A record whose stored JSON
+ * cannot be parsed throws an error that names it when its `json` is read.
+ *
+ * The cached rows are read on a read-only connection of the reading's own, with a small page
+ * cache (cache-database.ts `openCacheReader`): each row is read once, so the main connection's
+ * page cache, kept for the window's searches, would fill with pages read once (32 MB).
  */
 export interface RowReading {
   /** Each row also holds its kind's list members (record-rows.ts) among its columns. */
@@ -103,6 +110,11 @@ export interface ListReader {
   readonly total: number
   /** The next rows in the list's order, at most `limit`; none once every row has been read. */
   next(limit: number): RecordRow<RecordKindName>[]
+  /**
+   * Ends the reading before its last row (a reading to the end ends itself): an export's reading
+   * has a connection of its own (`RowReading`).
+   */
+  close(): void
 }
 
 /** A value of a column among the records of a list, how many hold it, and what it links to. */
@@ -132,6 +144,12 @@ interface ListOrder {
   collation: string
 }
 
+/** Where a reading of a list whole prepares its statements, and how it lets go of them. */
+interface RowSource {
+  statement(sql: string): Database.Statement
+  close(): void
+}
+
 /**
  * Where a row is, for reading rows by their places: a cached row by its row id, a staged one
  * (waiting in the outbox) by the negated row id of its staged copy.
@@ -153,6 +171,11 @@ export class RecordQueries {
    * each page of a 250k-row export was a twentieth of its time (export.bench.ts).
    */
   readonly #readStatements = new Map<string, Database.Statement>()
+  /** The main connection's statements, as a reading of a list whole takes them. */
+  readonly #source: RowSource = {
+    statement: (sql) => this.#readStatement(sql),
+    close: () => {},
+  }
 
   constructor(db: Database.Database, planner: SearchQueryPlanner) {
     this.#db = db
@@ -342,37 +365,69 @@ export class RecordQueries {
     const order = listOrder(kind, options)
     const { offset, limit: _limit, ...question } = options
     const start = Math.max(Math.trunc(offset ?? 0), 0)
+    const source = options.reading === undefined ? this.#source : this.#readerSource()
     if (readsByKey(kind, order.sort, question)) {
       const total = this.count(kindName, vaultId, question, pending)
       let after: ListKey | null = null
       let skip = start
       let done = start >= total
+      const close = (): void => {
+        done = true
+        source.close()
+      }
       return {
         kind: kind.name,
         total,
         next: (limit) => {
           if (done) return []
           const size = Math.max(Math.trunc(limit), 1)
-          if (pending.length === 0) {
-            const read = this.#cachedRowsAfter(kind, vaultId, question, order, after, size, skip)
+          try {
+            if (pending.length === 0) {
+              const read = this.#cachedRowsAfter(
+                kind,
+                vaultId,
+                question,
+                order,
+                after,
+                size,
+                skip,
+                source,
+              )
+              skip = 0
+              after = read.last ?? after
+              if (read.rows.length < size) close()
+              return read.rows
+            }
+            const staged = this.#stage(kind, vaultId, pending)
+            const keys = this.#keysAfter(kind, vaultId, question, order, staged, after, size, skip)
             skip = 0
-            after = read.last ?? after
-            done = read.rows.length < size
-            return read.rows
+            const last = keys.at(-1)
+            if (last !== undefined) after = keyOf(last)
+            const rows = this.#rowsAt(
+              kind,
+              keys.map(placeOf),
+              staged,
+              pending,
+              options.reading,
+              source,
+            )
+            if (keys.length < size) close()
+            return rows
+          } catch (error) {
+            close()
+            throw error
           }
-          const staged = this.#stage(kind, vaultId, pending)
-          const keys = this.#keysAfter(kind, vaultId, question, order, staged, after, size, skip)
-          skip = 0
-          const last = keys.at(-1)
-          if (last !== undefined) after = keyOf(last)
-          done = keys.length < size
-          return this.#rowsAt(kind, keys.map(placeOf), staged, pending, options.reading)
         },
+        close,
       }
     }
     const staged = pending.length > 0 ? this.#stage(kind, vaultId, pending) : null
     const places = this.#placesInOrder(kind, vaultId, question, order, staged)
     let position = start
+    const close = (): void => {
+      position = places.length
+      source.close()
+    }
     return {
       kind: kind.name,
       total: places.length,
@@ -380,10 +435,41 @@ export class RecordQueries {
         if (position >= places.length) return []
         const chunk = places.slice(position, position + Math.max(Math.trunc(limit), 1))
         position += chunk.length
-        const stagedNow = chunk.some((place) => place < 0)
-          ? this.#stage(kind, vaultId, pending)
-          : null
-        return this.#rowsAt(kind, chunk, stagedNow, pending, options.reading)
+        try {
+          const stagedNow = chunk.some((place) => place < 0)
+            ? this.#stage(kind, vaultId, pending)
+            : null
+          return this.#rowsAt(kind, chunk, stagedNow, pending, options.reading, source)
+        } finally {
+          if (position >= places.length) close()
+        }
+      },
+      close,
+    }
+  }
+
+  /**
+   * The statements of a reading of a list whole on a connection of its own (`RowReading`), opened
+   * by its first statement; on the main connection where the cache has no file to open again (an
+   * in-memory database).
+   */
+  #readerSource(): RowSource {
+    if (this.#db.memory) return this.#source
+    let db: Database.Database | null = null
+    let closed = false
+    const statements = new Map<string, Database.Statement>()
+    return {
+      statement: (sql) => {
+        if (closed) throw new AppError('internal', 'The reading of this list has ended.')
+        db ??= openCacheReader(this.#db.name)
+        let statement = statements.get(sql)
+        if (statement === undefined) statements.set(sql, (statement = db.prepare(sql)))
+        return statement
+      },
+      close: () => {
+        closed = true
+        db?.close()
+        db = null
       },
     }
   }
@@ -419,6 +505,7 @@ export class RecordQueries {
     after: ListKey | null,
     limit: number,
     skip = 0,
+    source: RowSource = this.#source,
   ): { rows: RecordRow<RecordKindName>[]; last: ListKey | null } {
     const rows: RecordRow<RecordKindName>[] = []
     let last: ListKey | null = null
@@ -433,7 +520,7 @@ export class RecordQueries {
     const segments = after === null ? ['1'] : segmentsAfter(sort, descending, after.value, 'rest')
     for (const segment of segments) {
       if (rows.length >= limit) break
-      const statement = this.#readStatement(
+      const statement = source.statement(
         `SELECT row_id, ${sort} AS sort_value, ${readColumns(kind, options.reading)}
            FROM ${kind.table} WHERE ${cached.condition} AND ${segment}
            ORDER BY ${sort} ${direction}, row_id ${direction} LIMIT @limit OFFSET @skip`,
@@ -441,7 +528,7 @@ export class RecordQueries {
       const found = statement.raw().iterate({ ...params, limit: limit - rows.length })
       if (options.reading !== undefined) {
         const shape = readShape(statement, 2)
-        const text = this.#jsonText(kind, options.reading)
+        const text = jsonText(kind, options.reading, this.#source)
         let values: ColumnValue[] | undefined
         for (values of found as Iterable<ColumnValue[]>) {
           rows.push(new ReadRow(kind.name, values, shape, text))
@@ -595,21 +682,6 @@ export class RecordQueries {
     return statement
   }
 
-  /** When rows are read with their JSON deferred: how a row's JSON text is read, by its row id. */
-  #jsonText(kind: RecordKind, reading: RowReading | undefined): ((rowId: number) => string) | null {
-    if (reading?.deferJson !== true) return null
-    const statement = this.#readStatement(
-      `SELECT ${jsonOf(kind)} FROM ${kind.table} WHERE row_id = ?`,
-    )
-    return (rowId) => {
-      const text = statement.pluck().get(rowId) as string | undefined
-      if (text === undefined) {
-        throw new AppError('not_found', `The ${kind.name} row ${rowId} left the cache meanwhile.`)
-      }
-      return text
-    }
-  }
-
   /**
    * The rows at these places, in their order; a row deleted since its place was taken is left
    * out. Staged rows carry their pending record and mark, as `page` gives them.
@@ -620,18 +692,19 @@ export class RecordQueries {
     staged: StagedTables | null,
     pending: readonly PendingInput[],
     reading?: RowReading,
+    source: RowSource = this.#source,
   ): RecordRow<RecordKindName>[] {
     if (places.length === 0) return []
     const found = new Map<Place, RecordRow<RecordKindName>>()
     const cachedIds = places.filter((place) => place > 0)
     if (cachedIds.length > 0) {
-      const statement = this.#readStatement(
+      const statement = source.statement(
         `SELECT row_id, ${readColumns(kind, reading)} FROM ${kind.table}
            WHERE row_id IN (SELECT value FROM json_each(?))`,
       )
       if (reading !== undefined) {
         const shape = readShape(statement, 1)
-        const text = this.#jsonText(kind, reading)
+        const text = jsonText(kind, reading, this.#source)
         const rows = statement.raw().iterate(JSON.stringify(cachedIds))
         for (const values of rows as Iterable<ColumnValue[]>) {
           found.set(values[0] as number, new ReadRow(kind.name, values, shape, text))
@@ -967,6 +1040,26 @@ function rowColumns(kind: RecordKind, json = jsonOf(kind)): string {
   return `id, name, created_at, modified_at${declared}, ${json} AS json`
 }
 
+/**
+ * When rows are read with their JSON deferred: how a row's JSON text is read, by its row id, on
+ * the main connection (a row's record may be read after its reading has ended).
+ */
+function jsonText(
+  kind: RecordKind,
+  reading: RowReading | undefined,
+  source: RowSource,
+): ((rowId: number) => string) | null {
+  if (reading?.deferJson !== true) return null
+  const statement = source.statement(`SELECT ${jsonOf(kind)} FROM ${kind.table} WHERE row_id = ?`)
+  return (rowId) => {
+    const text = statement.pluck().get(rowId) as string | undefined
+    if (text === undefined) {
+      throw new AppError('not_found', `The ${kind.name} row ${rowId} left the cache meanwhile.`)
+    }
+    return text
+  }
+}
+
 /** `rowColumns` as `read` reads them: with the kind's list members, or without the JSON text. */
 function readColumns(kind: RecordKind, reading: RowReading | undefined): string {
   if (reading === undefined) return rowColumns(kind)
@@ -1110,8 +1203,13 @@ class ReadRow implements RecordRow<RecordKindName> {
     this.#text = text
   }
 
+  /** Its row id in the cache. */
+  get rowId(): number {
+    return this.#values[0] as number
+  }
+
   get json(): JsonObject {
-    return (this.#parsed ??= parseRecord(this.#jsonText()))
+    return (this.#parsed ??= this.#record())
   }
 
   set json(value: JsonObject) {
@@ -1122,11 +1220,44 @@ class ReadRow implements RecordRow<RecordKindName> {
     return this.#parsed !== undefined ? null : this.#jsonText()
   }
 
+  /** The record parsed; one whose stored text is damaged is named in the error. */
+  #record(): JsonObject {
+    const text = this.#jsonText()
+    try {
+      return parseRecord(text)
+    } catch (error) {
+      throw new DamagedRecordError(damagedRecordName(this), error)
+    }
+  }
+
   #jsonText(): string {
     return this.#text
       ? this.#text(this.#values[0] as number)
       : (this.#values[this.#jsonAt] as string)
   }
+}
+
+/** A cached record whose stored text cannot be read, named (its kind, id, name and row). */
+export class DamagedRecordError extends AppError {
+  /** The record as the message names it. */
+  readonly record: string
+
+  constructor(record: string, cause: unknown) {
+    super(
+      'storage',
+      `${record} is damaged in the cache: its stored text is not JSON (${(cause as Error).message}).`,
+      { cause },
+    )
+    this.record = record
+  }
+}
+
+/** A record as an error names it: its kind, server id, name and row in the cache. */
+function damagedRecordName(row: RecordRow): string {
+  const name = row.columns.name
+  const named = typeof name === 'string' && name.trim() !== '' ? ` "${name}"` : ''
+  const rowId = row instanceof ReadRow ? ` (cache row ${row.rowId})` : ''
+  return `${kindDeclaration(row.kind).singular} ${row.id ?? 'created offline'}${named}${rowId}`
 }
 
 /**
