@@ -9,8 +9,10 @@
  * - `plates.heatmap_1536.first_draw_navigation`: from the address changing to the plate's page
  *   (from the plates list) to the end of the frame that shows the heat map drawn: the record read
  *   with its samples and control layouts (not its readout rows nor its batches), `plates.quality`
- *   asked beside it as the page starts (its wells as columns, its batches' names), the map drawn;
- *   the layout's readout marks are laid on after that frame. Goal: p95 under 100 ms.
+ *   asked beside it as the page starts (its wells as columns, its batches' names), the map drawn
+ *   (its coloured wells written as pixels and put at one go). The plate's layout, its readout
+ *   marks, the vault's statistics table and the quality panel are mounted in the task after that
+ *   frame, below the map. Goal: p95 under 100 ms.
  * - `plates.heatmap_1536.first_draw_readout_switch`: from choosing the other readout to the end
  *   of the frame that shows it drawn (`plates.quality` asked again, the grid and scale made anew,
  *   the map drawn). Goal: p95 under 100 ms.

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import type { PlateWellValue } from '../../../../src-common/plates/well-columns.ts'
 import { wellColumns } from '../../../../src-common/plates/well-columns.ts'
-import { heatGeometry, heatGrid, heatValue, scaledNumbers, targetAt } from './heat-map.ts'
+import { pixelColour } from '../plots/colours.ts'
+import {
+  heatGeometry,
+  heatGrid,
+  heatValue,
+  scaledNumbers,
+  targetAt,
+  wellPixels,
+} from './heat-map.ts'
+import { heatScale } from './heat-scale.ts'
 
 function value(well: string | null, number: number | null = 1): PlateWellValue {
   return {
@@ -88,5 +97,57 @@ describe('heat map grids', () => {
     })
     expect(targetAt(geometry, 8, 12, 1, 1)).toBeNull()
     expect(heatGeometry(32, 48, { thumbnail: true })).toMatchObject({ strips: false, axis: 0 })
+  })
+
+  it('write each coloured well as a block of whole device pixels, gaps and empty wells clear', () => {
+    // A 1536-well plate: every well has a number but F07 (empty) and B02 (text).
+    const values = []
+    for (let row = 1; row <= 32; row += 1) {
+      for (let column = 1; column <= 48; column += 1) {
+        const label = `${row > 26 ? 'A' + String.fromCharCode(64 + row - 26) : String.fromCharCode(64 + row)}${String(column).padStart(2, '0')}`
+        if (label === 'F07') values.push(value(label, null))
+        else if (label === 'B02')
+          values.push({ ...value(label, null), kind: 'text' as const, text: 'ND' })
+        else values.push(value(label, row * 100 + column))
+      }
+    }
+    const grid = heatGrid(1536, wellColumns(values))
+    const scale = heatScale(scaledNumbers(grid.values), 'sequential')!
+    const geometry = heatGeometry(32, 48)
+    const { cell, gap, axis } = geometry
+    const pitch = cell + gap
+    for (const ratio of [1, 2, 1.5]) {
+      const wells = wellPixels(grid, scale, geometry, ratio)
+      const words = new Uint32Array(wells.data.buffer)
+      const word = (x: number, y: number) => words[(y - wells.top) * wells.width + x - wells.left]!
+      const at = (cssX: number, cssY: number) =>
+        word(Math.floor(cssX * ratio), Math.floor(cssY * ratio))
+      expect([wells.left, wells.top]).toEqual([Math.round(axis * ratio), Math.round(axis * ratio)])
+      expect(wells.width).toBe(Math.round((axis + 48 * pitch) * ratio) - wells.left)
+      let coloured = 0
+      for (const word of words) if (word !== 0) coloured += 1
+      // Each well spans its rounded device edges: at ratio 1.5 the 12-pixel wells are 18 wide.
+      expect(coloured).toBe((32 * 48 - 2) * Math.round(cell * ratio) ** 2)
+      for (const [row, column] of [
+        [1, 1],
+        [17, 30],
+        [32, 48],
+      ] as const) {
+        const x = axis + (column - 1) * pitch
+        const y = axis + (row - 1) * pitch
+        const expected = scale.rgb(row * 100 + column)
+        expect(pixelColour(at(x + cell / 2, y + cell / 2))).toEqual(expected)
+        // Its first and last device pixels: its CSS edges rounded.
+        const [first, last] = [Math.round(x * ratio), Math.round((x + cell) * ratio) - 1]
+        const [top, bottom] = [Math.round(y * ratio), Math.round((y + cell) * ratio) - 1]
+        expect(pixelColour(word(first, top))).toEqual(expected)
+        expect(pixelColour(word(last, bottom))).toEqual(expected)
+        if (column < 48) expect(word(last + 1, bottom)).toBe(0)
+        // The gap after the well.
+        if (column < 48) expect(at(x + cell + gap / 2, y + cell / 2)).toBe(0)
+      }
+      expect(at(axis + 6 * pitch + cell / 2, axis + 5 * pitch + cell / 2)).toBe(0)
+      expect(at(axis + pitch + cell / 2, axis + pitch + cell / 2)).toBe(0)
+    }
   })
 })

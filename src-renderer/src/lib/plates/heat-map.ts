@@ -11,6 +11,7 @@ import type {
   PlateWellValue,
 } from '../../../../src-main/ipc/contract.ts'
 import { wellAt, wellCount } from '../../../../src-common/plates/well-columns.ts'
+import { pixel } from '../plots/colours.ts'
 import { plateDimensions, parseWellPosition, wellPosition } from './plate-layout.ts'
 import type { HeatScale } from './heat-scale.ts'
 
@@ -191,6 +192,8 @@ export interface HeatDrawing {
   grid: HeatGrid
   scale: HeatScale | null
   geometry: HeatGeometry
+  /** Device pixels per CSS pixel: the context is scaled by it, the wells' pixels are written at it. */
+  ratio: number
   colours: HeatColours
   rowMeans: readonly LineMean[]
   columnMeans: readonly LineMean[]
@@ -198,6 +201,52 @@ export interface HeatDrawing {
   focused: { row: number; column: number } | null
   selected: { row: number; column: number } | null
   font: string
+}
+
+/** The wells coloured by the scale, as pixels to put on the map's canvas at one go. */
+export interface WellPixels {
+  /** RGBA, row by row: each well with a number a solid block of its colour, the rest clear. */
+  data: Uint8ClampedArray<ArrayBuffer>
+  /** Where the block goes on the canvas, and its size, in device pixels. */
+  left: number
+  top: number
+  width: number
+  height: number
+}
+
+/**
+ * The wells that have a number, each filled with its colour at `ratio` device pixels per CSS
+ * pixel (edges rounded to whole device pixels), over the box of the grid: one putImageData
+ * instead of a fillRect and a colour parsed per well.
+ */
+export function wellPixels(
+  grid: HeatGrid,
+  scale: HeatScale,
+  geometry: HeatGeometry,
+  ratio: number,
+): WellPixels {
+  const { cell, gap, axis } = geometry
+  const pitch = cell + gap
+  const device = (css: number) => Math.round(css * ratio)
+  const left = device(axis)
+  const top = device(axis)
+  const width = Math.max(1, device(axis + grid.columns * pitch) - left)
+  const height = Math.max(1, device(axis + grid.rows * pitch) - top)
+  const data = new Uint8ClampedArray(width * height * 4)
+  const words = new Uint32Array(data.buffer)
+  for (const row of grid.wells) {
+    for (const well of row) {
+      const number = drawnNumber(grid.values, well.at)
+      if (number === null) continue
+      const word = pixel(scale.rgb(number))
+      const x0 = device(axis + (well.column - 1) * pitch) - left
+      const x1 = Math.min(width, device(axis + (well.column - 1) * pitch + cell) - left)
+      const y0 = device(axis + (well.row - 1) * pitch) - top
+      const y1 = Math.min(height, device(axis + (well.row - 1) * pitch + cell) - top)
+      for (let y = y0; y < y1; y += 1) words.fill(word, y * width + x0, y * width + x1)
+    }
+  }
+  return { data, left, top, width, height }
 }
 
 /**
@@ -211,11 +260,16 @@ export function drawHeatMap(context: CanvasRenderingContext2D, drawing: HeatDraw
   const { cell, gap, axis } = geometry
   const pitch = cell + gap
   context.clearRect(0, 0, geometry.width, geometry.height)
+  // The coloured wells go first, written as pixels at one go (putImageData replaces what lies
+  // under it); the wells without a colour are filled together, each kind of ring drawn with its
+  // style set once, and the marks come after every fill, each inside its own well.
+  if (scale) {
+    const wells = wellPixels(grid, scale, geometry, drawing.ratio)
+    const image = new ImageData(wells.data, wells.width, wells.height)
+    context.putImageData(image, wells.left, wells.top)
+  }
   const ring = Math.max(1, Math.round(cell / 10))
-  // Wells of one colour are filled together and each kind of ring drawn with its style set once;
-  // the marks come after every fill, each inside its own well, so the picture is the same. With
-  // the palette read once (heat-scale.ts), a 1536-well map draws in about two thirds of the time.
-  const fills = new Map<string, number[]>()
+  const empty: number[] = []
   const rings: Record<'solid' | 'dashed' | 'halo', number[]> = { solid: [], dashed: [], halo: [] }
   const values = grid.values
   const marked: { x: number; y: number; at: number }[] = []
@@ -224,11 +278,7 @@ export function drawHeatMap(context: CanvasRenderingContext2D, drawing: HeatDraw
       const x = axis + (well.column - 1) * pitch
       const y = axis + (well.row - 1) * pitch
       const { at } = well
-      const number = drawnNumber(values, at)
-      const fill = number === null || scale === null ? colours.empty : scale.colour(number)
-      const places = fills.get(fill)
-      if (places) places.push(x, y)
-      else fills.set(fill, [x, y])
+      if (scale === null || drawnNumber(values, at) === null) empty.push(x, y)
       if (at === null) continue
       const control = values.controlState[at]?.trim() ?? ''
       if (control === '+' || control === '-' || control === '#') {
@@ -238,12 +288,9 @@ export function drawHeatMap(context: CanvasRenderingContext2D, drawing: HeatDraw
       if (crossed(values, at) || (values.pending[at] && cell >= 6)) marked.push({ x, y, at })
     }
   }
-  for (const [fill, places] of fills) {
-    context.fillStyle = fill
-    for (let at = 0; at < places.length; at += 2) {
-      context.fillRect(places[at]!, places[at + 1]!, cell, cell)
-    }
-  }
+  context.fillStyle = colours.empty
+  for (let at = 0; at < empty.length; at += 2)
+    context.fillRect(empty[at]!, empty[at + 1]!, cell, cell)
   context.lineWidth = ring
   for (const [kind, style, size] of [
     ['solid', colours.ink, cell - ring],

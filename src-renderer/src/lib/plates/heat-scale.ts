@@ -8,6 +8,7 @@
  * end colours and the legend says the ends are clamped.
  */
 import { formatSignificant } from '../../../../src-common/format/numbers.ts'
+import { hex, type Rgb } from '../plots/colours.ts'
 
 export type ScaleKind = 'sequential' | 'diverging'
 
@@ -48,6 +49,8 @@ export interface HeatScale {
   centre: number | null
   /** The colour of a value (`#rrggbb`); values beyond the domain take the end colours. */
   colour(value: number): string
+  /** The same colour as its channels, for pixels written directly. */
+  rgb(value: number): Rgb
   /** Values for the legend's marks, within the domain. */
   ticks: number[]
 }
@@ -71,12 +74,14 @@ export function heatScale(
   if (low > high) return null
   if (kind === 'sequential') {
     const [min, max] = low === high ? [low - 0.5, low + 0.5] : [low, high]
+    const rgb = (value: number) => paletteRgb(viridis, (value - min) / (max - min))
     return {
       kind,
       min,
       max,
       centre: null,
-      colour: (value) => paletteColour(viridis, (value - min) / (max - min)),
+      colour: (value) => hex(rgb(value)),
+      rgb,
       ticks: niceTicks(min, max, 5),
     }
   }
@@ -84,12 +89,14 @@ export function heatScale(
   const half = Math.max(Math.abs(high - middle), Math.abs(middle - low)) || 1
   const min = middle - half
   const max = middle + half
+  const rgb = (value: number) => paletteRgb(redBlue, (value - min) / (max - min))
   return {
     kind,
     min,
     max,
     centre: middle,
-    colour: (value) => paletteColour(redBlue, (value - min) / (max - min)),
+    colour: (value) => hex(rgb(value)),
+    rgb,
     ticks: [...new Set([...niceTicks(min, max, 5), middle])].sort((a, b) => a - b),
   }
 }
@@ -131,7 +138,7 @@ export function scaleLabel(value: number): string {
 const paletteStops = new Map<readonly string[], number[][]>()
 
 /** The palette's colour at a fraction from 0 to 1, interpolated in sRGB between its stops. */
-function paletteColour(palette: readonly string[], fraction: number): string {
+function paletteRgb(palette: readonly string[], fraction: number): Rgb {
   let stops = paletteStops.get(palette)
   if (!stops) paletteStops.set(palette, (stops = palette.map(rgbOf)))
   const at =
@@ -140,12 +147,9 @@ function paletteColour(palette: readonly string[], fraction: number): string {
   const from = stops[index]!
   const to = stops[index + 1]!
   const share = at - index
-  let hex = '#'
-  for (let channel = 0; channel < 3; channel += 1) {
-    const level = Math.round(from[channel]! + (to[channel]! - from[channel]!) * share)
-    hex += (level < 16 ? '0' : '') + level.toString(16)
-  }
-  return hex
+  const level = (channel: number) =>
+    Math.round(from[channel]! + (to[channel]! - from[channel]!) * share)
+  return [level(0), level(1), level(2)]
 }
 
 function rgbOf(hex: string): number[] {
