@@ -11,10 +11,13 @@
  *   (the frame's first requestAnimationFrame callback to a message posted from the drawing, which
  *   runs once the frame's rendering is done), p95. Goal: under 16 ms. The plot shows its last
  *   full frame moved to each new view while a worker draws a newer view in full (at most ten a
- *   second during the gesture); with the line, how many of the gesture's frames showed every
- *   point drawn for their own view (`exactFrames`), and the same steps moving a bare element by a CSS transform (`floorP95`, `floorP50`: what
- *   the browser and the machine take for any frame that changes the screen, which a loaded
- *   machine makes large).
+ *   second during the gesture). On a HiDPI screen the full frames of a gesture are drawn at a
+ *   ratio of 1 and scaled up, a quarter of the pixels at 2 to clear, draw, copy and composite,
+ *   and sharpened at the screen's ratio once it stops, as DataWarrior-class tools do (the settle
+ *   includes that sharp frame). With the line, how many of the gesture's frames showed every
+ *   point drawn for their own view at the screen's ratio (`exactFrames`), and the same steps
+ *   moving a bare element by a CSS transform (`floorP95`, `floorP50`: what the browser and the
+ *   machine take for any frame that changes the screen, which a loaded machine makes large).
  * - settle: from the gesture's last input to the end of the frame that shows every point drawn
  *   for the final view. No goal: what the frame time's trick leaves to catch up.
  * - hover: the pointermove handler, nearest point found in the spatial grid, p95 over 200

@@ -494,6 +494,35 @@ describe.runIf(available)('plots of 250,000 molecules in Chromium', () => {
       })()`)) as number
       expect(tickInk).toBeGreaterThan(0)
       await hidpi.screenshot({ path: app.screenshotPath('plots-ratio-2.png') })
+
+      // During a wheel zoom the full frames come at a ratio of 1 (a quarter of the pixels) and
+      // are scaled up; once the gesture stops, the frame is drawn sharp at 2 again.
+      const gesture = (await hidpi.evaluate(`(async () => {
+        const surface = document.querySelector('[aria-roledescription="scatter plot"]')
+        const figure = surface.parentElement
+        const canvas = figure.querySelector('canvas.points')
+        const box = surface.getBoundingClientRect()
+        const frame = () => new Promise((resolve) => requestAnimationFrame(resolve))
+        const widths = new Set()
+        for (let step = 0; step < 400 && !widths.has(${area.width}); step += 1) {
+          figure.dispatchEvent(new WheelEvent('wheel', {
+            bubbles: true, cancelable: true, deltaY: step % 2 === 0 ? -40 : 38,
+            clientX: box.left + box.width / 2, clientY: box.top + box.height / 2,
+          }))
+          await frame()
+          widths.add(canvas.width)
+        }
+        return { widths: [...widths] }
+      })()`)) as { widths: number[] }
+      expect(gesture.widths).toContain(area.width)
+      await expect
+        .poll(async () => {
+          const drawn = (await hidpi.evaluate(
+            `(() => { const c = document.querySelector('canvas.points'); return [c.width, c.height, c.dataset.exact] })()`,
+          )) as [number, number, string]
+          return drawn
+        }, shownSoon)
+        .toEqual([area.width * 2, area.height * 2, 'true'])
       expect(await sharp.problems()).toEqual([])
     } finally {
       await sharp.context.close()

@@ -56,6 +56,7 @@ function request(view: ViewWindow, diameter = 3): FrameRequest {
     view,
     width,
     height,
+    ratio: 1,
     style: {
       background: pixel([255, 255, 255]),
       gridColour: pixel([220, 220, 220]),
@@ -321,6 +322,7 @@ describe('placing the canvas for the view shown', () => {
         ...request(zoomed),
         width: width * ratio,
         height: height * ratio,
+        ratio,
       }
       const panned = panBy(zoomed, 12, -7, width, height)
       const { transform, exact } = canvasPlacement(
@@ -337,6 +339,24 @@ describe('placing the canvas for the view shown', () => {
       expect(scaleX).toBeCloseTo(1, 12)
       expect(scaleY).toBeCloseTo(1, 12)
     }
+  })
+
+  it('scales a gesture frame drawn at ratio 1 up to a screen of ratio 2, never as exact', () => {
+    const view = zoomAt(fullView, 2, 30, 20, width, height)
+    // The same view, drawn with a quarter of the screen's pixels.
+    const { transform, exact } = canvasPlacement(request(view), view, width * 2, height * 2, 2)
+    expect(exact).toBe(false)
+    const [x, y, scaleX, scaleY] = numbers(transform)
+    expect(x).toBeCloseTo(0, 9)
+    expect(y).toBeCloseTo(0, 9)
+    // Shown at its CSS size (width × height CSS pixels): no scale beyond the ratio's own.
+    expect(scaleX).toBeCloseTo(1, 12)
+    expect(scaleY).toBeCloseTo(1, 12)
+    const sharp: FrameRequest = { ...request(view), width: width * 2, height: height * 2, ratio: 2 }
+    expect(canvasPlacement(sharp, view, width * 2, height * 2, 2)).toEqual({
+      transform: '',
+      exact: true,
+    })
   })
 
   it('scales the frame about the pointer for a zoom', () => {

@@ -349,10 +349,10 @@ class FallingBackPainter implements FramePainter {
 
 /**
  * How the plot's canvas, holding a full frame at its own size (`request.width` × `request.height`
- * device pixels, shown at that size over `ratio`), is moved and scaled by a CSS transform to show
- * `view` on a plot of `width` × `height` device pixels: the compositor then moves the picture, and
- * a frame of a pan or a zoom repaints nothing. `exact` when the frame was drawn for this very view
- * and size, which needs no transform.
+ * device pixels, shown at that size over `request.ratio`), is moved and scaled by a CSS transform
+ * to show `view` on a plot of `width` × `height` device pixels at the screen's `ratio`: the
+ * compositor then moves the picture, and a frame of a pan or a zoom repaints nothing. `exact` when
+ * the frame was drawn for this very view, size and ratio, which needs no transform.
  */
 export function canvasPlacement(
   request: FrameRequest,
@@ -363,15 +363,14 @@ export function canvasPlacement(
 ): { transform: string; exact: boolean } {
   const placement = placementBetween(
     request.view,
-    request.width / ratio,
-    request.height / ratio,
+    request.width / request.ratio,
+    request.height / request.ratio,
     view,
     width / ratio,
     height / ratio,
   )
-  if (request.width === width && request.height === height && isIdentityPlacement(placement)) {
-    return { transform: '', exact: true }
-  }
+  const sameSize = request.width === width && request.height === height && request.ratio === ratio
+  if (sameSize && isIdentityPlacement(placement)) return { transform: '', exact: true }
   const { x, y, scaleX, scaleY } = placement
   return { transform: `translate(${x}px, ${y}px) scale(${scaleX}, ${scaleY})`, exact: false }
 }

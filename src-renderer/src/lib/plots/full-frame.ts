@@ -26,6 +26,11 @@ export interface FrameRequest {
   /** The frame's size in device pixels. */
   width: number
   height: number
+  /**
+   * Device pixels per CSS pixel it is drawn at: the screen's, or 1 during a pan or zoom on a
+   * HiDPI screen (a quarter of the pixels at 2), sharpened once the gesture stops.
+   */
+  ratio: number
   style: FrameStyle
 }
 
