@@ -165,6 +165,8 @@ describe('cache step 9 in a cache with readout aggregates', () => {
         'readout_values_by_batch',
         'readout_values_by_definition',
         'readout_values_by_molecule',
+        // Step 15's, made at once: these caches hold aggregates but no readout rows.
+        'readout_values_for_curves',
       ])
       // Read from the aggregates while the subjects are not filled.
       const before = tablesOf(db)
@@ -198,6 +200,8 @@ describe('cache step 9 in a cache with readout aggregates', () => {
         'readout_values_by_batch',
         'readout_values_by_cell',
         'readout_values_by_molecule',
+        // Step 15's, made at once: these caches hold aggregates but no readout rows.
+        'readout_values_for_curves',
       ])
       // The same answers from the kept subjects, counts and the step's indexes.
       expect(tablesOf(db)).toEqual(before)
@@ -269,6 +273,8 @@ describe('cache step 9 in a cache with readout aggregates', () => {
         'readout_values_by_batch',
         'readout_values_by_cell',
         'readout_values_by_molecule',
+        // Step 15's, made at once: these caches hold aggregates but no readout rows.
+        'readout_values_for_curves',
       ])
       expect(keptOf(db)).toEqual(expectedOf(aggregates))
       expect(tablesOf(db)).toEqual(before)
