@@ -8,14 +8,12 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
 import type { ConnectionStatus } from '../../src-main/shared/connection-status.ts'
 import type { ConnectionSyncState } from '../../src-main/shared/sync-status.ts'
-import { cacheFile } from '../../src-main/store/cache-files.ts'
 import { cacheMigrations } from '../../src-main/store/cache-migrations.ts'
-import { connectAndSync, dispatching, nextEvent, testServices } from './support.ts'
+import { cacheFromNewerVersion, dispatching, nextEvent, testServices } from './support.ts'
 
 const simDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-sim-'))
 let sim: VaultSim
@@ -47,20 +45,7 @@ function cacheBytes(file: string): Record<string, string> {
 
 describe('a connection whose local copy a newer Vault Desk wrote', () => {
   it('is shown as such on its status, its sync is refused, and its cache is left byte for byte', async () => {
-    const first = testServices()
-    const { dataDir } = first
-    const connectionId = await connectAndSync(first.services, dispatching(first.services).call, {
-      name: 'Lab',
-      baseUrl: sim.baseUrl,
-      token: sim.cast.users.admin.tokens[0]!,
-    })
-    await first.services.close()
-
-    const file = cacheFile(dataDir, connectionId)
-    const newer = cacheMigrations.length + 2
-    const db = new Database(file)
-    db.pragma(`user_version = ${newer}`)
-    db.close()
+    const { dataDir, connectionId, file, step: newer } = await cacheFromNewerVersion(sim)
     const before = cacheBytes(file)
     expect(Object.keys(before)).toContain(path.basename(file))
 

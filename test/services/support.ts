@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { LimiterRegistry } from '../../src-main/api/index.ts'
 import { createDispatcher, type Dispatch } from '../../src-main/ipc/dispatcher.ts'
 import { createHandlers } from '../../src-main/ipc/handlers.ts'
@@ -10,6 +11,8 @@ import {
   type Services,
 } from '../../src-main/services/index.ts'
 import type { AppEventName, AppEvents } from '../../src-main/shared/events.ts'
+import { cacheFile } from '../../src-main/store/cache-files.ts'
+import { cacheMigrations } from '../../src-main/store/cache-migrations.ts'
 import type { VaultCache } from '../../src-main/store/vault-cache.ts'
 import type { VaultSim } from '../../src-sim/index.ts'
 import { startDemoSnapshotSim } from '../support/demo-snapshot.ts'
@@ -157,4 +160,35 @@ export async function syncedDemoServices(): Promise<SyncedDemo> {
     await dispose()
     throw error
   }
+}
+
+/** Sets a cache's schema step, as a newer build's upgrade (or its next write) leaves it. */
+export function setCacheSchemaStep(file: string, step: number): void {
+  const db = new Database(file)
+  try {
+    db.pragma(`user_version = ${step}`)
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * A data folder holding one connection synced from `sim` by services since closed, whose cache's
+ * schema step is then set `ahead` of this build's newest: a local copy a newer Vault Desk wrote.
+ */
+export async function cacheFromNewerVersion(
+  sim: VaultSim,
+  ahead = 2,
+): Promise<{ dataDir: string; connectionId: string; file: string; step: number }> {
+  const first = testServices()
+  const connectionId = await connectAndSync(first.services, dispatching(first.services).call, {
+    name: 'Lab',
+    baseUrl: sim.baseUrl,
+    token: sim.cast.users.admin.tokens[0]!,
+  })
+  await first.services.close()
+  const file = cacheFile(first.dataDir, connectionId)
+  const step = cacheMigrations.length + ahead
+  setCacheSchemaStep(file, step)
+  return { dataDir: first.dataDir, connectionId, file, step }
 }

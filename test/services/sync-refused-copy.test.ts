@@ -7,12 +7,10 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startVaultSim, type VaultSim } from '../../src-sim/index.ts'
-import { cacheFile } from '../../src-main/store/cache-files.ts'
 import { cacheMigrations } from '../../src-main/store/cache-migrations.ts'
-import { connectAndSync, dispatching, testServices } from './support.ts'
+import { cacheFromNewerVersion, setCacheSchemaStep, testServices } from './support.ts'
 
 const simDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vd-sim-'))
 let sim: VaultSim
@@ -30,28 +28,9 @@ afterAll(async () => {
 
 const minute = 60_000
 
-/** Sets the cache's schema step, as a newer build's upgrade (or its next write) leaves it. */
-function setSchemaStep(file: string, step: number): void {
-  const db = new Database(file)
-  try {
-    db.pragma(`user_version = ${step}`)
-  } finally {
-    db.close()
-  }
-}
-
 describe('the sync schedule of a connection whose local copy a newer Vault Desk wrote', () => {
   it('tries it once, logs once, and tries again only when its files change or a sync is asked', async () => {
-    const first = testServices()
-    const { dataDir } = first
-    const connectionId = await connectAndSync(first.services, dispatching(first.services).call, {
-      name: 'Lab',
-      baseUrl: sim.baseUrl,
-      token: sim.cast.users.admin.tokens[0]!,
-    })
-    await first.services.close()
-    const file = cacheFile(dataDir, connectionId)
-    setSchemaStep(file, cacheMigrations.length + 2)
+    const { dataDir, connectionId, file } = await cacheFromNewerVersion(sim)
 
     const logged: string[] = []
     const second = testServices({ dataDir, mirrorLog: (line) => logged.push(line) })
@@ -80,7 +59,7 @@ describe('the sync schedule of a connection whose local copy a newer Vault Desk 
       expect(attempts()).toHaveLength(triedBefore)
 
       // The newer build wrote to it: the next interval tries again (and is refused again).
-      setSchemaStep(file, cacheMigrations.length + 3)
+      setCacheSchemaStep(file, cacheMigrations.length + 3)
       await vi.advanceTimersByTimeAsync(minute)
       expect(refusals()).toHaveLength(2)
       await vi.advanceTimersByTimeAsync(10 * minute)
